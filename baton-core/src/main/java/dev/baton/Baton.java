@@ -1,0 +1,731 @@
+package dev.baton;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.baton.internal.completer.Completer;
+import dev.baton.internal.db.Db;
+import dev.baton.internal.db.JobRow;
+import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.executor.HandlerEntry;
+import dev.baton.internal.executor.HeldJobs;
+import dev.baton.internal.executor.JobExecutor;
+import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.executor.RunningJob;
+import dev.baton.internal.executor.StopReason;
+import dev.baton.internal.lease.Heartbeater;
+import dev.baton.internal.maintenance.Rescuer;
+import dev.baton.internal.maintenance.Scheduler;
+import dev.baton.internal.notify.Notifier;
+import dev.baton.internal.producer.Producer;
+import dev.baton.migrate.Migrator;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Baton client: enqueues jobs and, when it has handlers and queues, works them.
+ *
+ * <pre>{@code
+ * Baton baton = Baton.builder(dataSource)
+ *     .config(BatonConfig.builder().queue("mail", 8).build())
+ *     .handler(SendEmail.class, (ctx, email) -> mailer.send(email, ctx.idempotencyKey()))
+ *     .build();
+ * baton.start();
+ * baton.enqueue(new SendEmail(42, "a@example.com"), EnqueueOptions.builder().queue("mail").build());
+ * }</pre>
+ *
+ * <p>Thread-safe. Enqueueing works before {@link #start()} and after {@link #stop()}. Working jobs
+ * needs {@link #start()}: then one producer thread per queue claims into free slots, handlers run on
+ * virtual threads (Java 21+) or a bounded pool (Java 17), a completer writes finishes in batches, a
+ * heartbeater extends leases, one connection LISTENs for wake-ups, and a maintenance thread rescues
+ * expired leases and makes due jobs available. No database transaction of Baton's is open while a
+ * handler runs.
+ *
+ * <p>Start/stop contract: {@link #start()} returns when the client runs; {@link #stop()} returns
+ * when it has stopped; stop before start and stop twice are fine; a stopped client cannot start
+ * again.
+ */
+public final class Baton implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Baton.class);
+
+  private enum Lifecycle {
+    NEW,
+    RUNNING,
+    STOPPED
+  }
+
+  private final DataSource dataSource;
+  private final BatonConfig config;
+  private final ObjectMapper mapper;
+  private final Map<String, HandlerEntry<?>> handlers;
+  private final SchemaName schema;
+  private final JobStore store;
+  private final HeldJobs held = new HeldJobs();
+  private final NodeCounters counters = new NodeCounters();
+  private final ClassValue<String> kinds =
+      new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+          return JobArgs.kindOf(type);
+        }
+      };
+  private final ReentrantLock lifecycleLock = new ReentrantLock();
+  private Lifecycle lifecycle = Lifecycle.NEW; // guarded by lifecycleLock
+  private final Map<String, Producer> producers = new LinkedHashMap<>();
+  private ExecutorService workers;
+  private ScheduledExecutorService timer;
+  private ScheduledExecutorService maintenance;
+  private Completer completer;
+  private Heartbeater heartbeater;
+  private Notifier notifier;
+
+  private Baton(Builder b) {
+    this.dataSource = b.dataSource;
+    this.config = b.config;
+    this.mapper = b.mapper != null ? b.mapper : defaultMapper();
+    this.handlers = Collections.unmodifiableMap(new LinkedHashMap<>(b.handlers));
+    this.schema = SchemaName.of(config.schema());
+    this.store = new JobStore(schema);
+  }
+
+  /** A builder for a client on {@code dataSource} (a pool, e.g. HikariCP). */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /** This client's config. */
+  public BatonConfig config() {
+    return config;
+  }
+
+  /** This client's node id. */
+  public String nodeId() {
+    return config.nodeId();
+  }
+
+  // ---------------------------------------------------------------- enqueue
+
+  /** Enqueues {@code args} with default options, on the client's pool (its own transaction). */
+  public EnqueueResult enqueue(JobArgs args) {
+    return enqueue(args, EnqueueOptions.defaults());
+  }
+
+  /**
+   * Enqueues {@code args} on the client's pool, committed when this returns. Producers of this
+   * client working the job's queue are woken at once.
+   *
+   * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
+   * @throws InvalidJobException if the args are too large or cannot be serialised
+   */
+  public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
+    JobStore.NewJob job = prepare(args, options);
+    JobRow row =
+        Db.inTransaction(
+            dataSource, "cannot enqueue job (kind=" + job.kind() + ")", c -> store.enqueue(c, job));
+    wakeLocal(row.queue(), row.state());
+    return new EnqueueResult(toJob(row), row.existing());
+  }
+
+  /** Enqueues {@code args} with default options inside the caller's transaction on {@code c}. */
+  public EnqueueResult enqueue(Connection c, JobArgs args) {
+    return enqueue(c, args, EnqueueOptions.defaults());
+  }
+
+  /**
+   * Enqueues {@code args} inside the caller's current transaction on {@code c}: the job exists if
+   * and only if that transaction commits, and workers hear of it (NOTIFY) only at commit.
+   */
+  public EnqueueResult enqueue(Connection c, JobArgs args, EnqueueOptions options) {
+    Objects.requireNonNull(c, "connection");
+    JobStore.NewJob job = prepare(args, options);
+    try {
+      JobRow row = store.enqueue(c, job);
+      return new EnqueueResult(toJob(row), row.existing());
+    } catch (SQLException e) {
+      throw Db.wrap("cannot enqueue job (kind=" + job.kind() + ")", e);
+    }
+  }
+
+  /**
+   * Enqueues many jobs with one statement on the client's pool. Every request is validated before
+   * anything is written; one bad request rejects the whole call.
+   */
+  public EnqueueManyResult enqueueMany(List<JobRequest> requests) {
+    List<JobStore.NewJob> jobs = prepareAll(requests);
+    if (jobs.isEmpty()) {
+      return new EnqueueManyResult(new long[0], new boolean[0]);
+    }
+    JobStore.BulkResult r =
+        Db.inTransaction(
+            dataSource,
+            "cannot enqueue " + jobs.size() + " jobs",
+            c -> store.enqueueMany(c, jobs));
+    jobs.stream().map(JobStore.NewJob::queue).distinct().forEach(q -> wakeLocal(q, "available"));
+    return new EnqueueManyResult(r.ids(), r.existing());
+  }
+
+  /** Enqueues many jobs with one statement inside the caller's transaction on {@code c}. */
+  public EnqueueManyResult enqueueMany(Connection c, List<JobRequest> requests) {
+    Objects.requireNonNull(c, "connection");
+    List<JobStore.NewJob> jobs = prepareAll(requests);
+    if (jobs.isEmpty()) {
+      return new EnqueueManyResult(new long[0], new boolean[0]);
+    }
+    try {
+      JobStore.BulkResult r = store.enqueueMany(c, jobs);
+      return new EnqueueManyResult(r.ids(), r.existing());
+    } catch (SQLException e) {
+      throw Db.wrap("cannot enqueue " + jobs.size() + " jobs", e);
+    }
+  }
+
+  private List<JobStore.NewJob> prepareAll(List<JobRequest> requests) {
+    Objects.requireNonNull(requests, "requests");
+    List<JobStore.NewJob> jobs = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      JobRequest r = requests.get(i);
+      if (r == null) {
+        throw new InvalidJobException("cannot enqueue jobs: request " + i + " is null");
+      }
+      try {
+        jobs.add(prepare(r.args(), r.options()));
+      } catch (InvalidJobException e) {
+        throw new InvalidJobException("cannot enqueue jobs: request " + i + ": " + e.getMessage(), e);
+      }
+    }
+    return jobs;
+  }
+
+  private JobStore.NewJob prepare(JobArgs args, EnqueueOptions options) {
+    Objects.requireNonNull(args, "args");
+    Objects.requireNonNull(options, "options");
+    String kind = kinds.get(args.getClass());
+    if (!config.allowUnknownKinds()
+        && !handlers.containsKey(kind)
+        && !config.knownKinds().contains(kind)) {
+      throw new UnknownKindException(kind);
+    }
+    String json;
+    String metadata;
+    try {
+      json = mapper.writeValueAsString(args);
+    } catch (JsonProcessingException e) {
+      throw new InvalidJobException(
+          "cannot enqueue job (kind=" + kind + "): args cannot be serialised to JSON: "
+              + e.getOriginalMessage(),
+          e);
+    }
+    try {
+      metadata = mapper.writeValueAsString(options.metadata());
+    } catch (JsonProcessingException e) {
+      throw new InvalidJobException(
+          "cannot enqueue job (kind=" + kind + "): metadata cannot be serialised to JSON: "
+              + e.getOriginalMessage(),
+          e);
+    }
+    int bytes = json.length() > config.maxArgsBytes() / 3
+        ? json.getBytes(StandardCharsets.UTF_8).length
+        : json.length();
+    if (bytes > config.maxArgsBytes()) {
+      throw new InvalidJobException(
+          "cannot enqueue job (kind="
+              + kind
+              + "): args are "
+              + bytes
+              + " bytes of JSON, over the limit of "
+              + config.maxArgsBytes()
+              + " (BatonConfig maxArgsBytes); store large data elsewhere and pass a reference");
+    }
+    return new JobStore.NewJob(
+        options.queue(),
+        kind,
+        json,
+        options.priority(),
+        options.maxAttempts(),
+        options.runAt(),
+        options.idempotencyKey(),
+        metadata);
+  }
+
+  private void wakeLocal(String queue, String state) {
+    if ("available".equals(state)) {
+      Producer p = producers.get(queue);
+      if (p != null) {
+        p.wake();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- read and cancel
+
+  /** The job with {@code id}, if it exists. */
+  public Optional<Job> job(long id) {
+    JobRow row = Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> store.get(c, id));
+    return Optional.ofNullable(row).map(this::toJob);
+  }
+
+  /**
+   * Cancels a job. A job waiting to run is cancelled at once. A running job is flagged, and its
+   * holder is told (NOTIFY, and its next heartbeat) to interrupt the handler; it becomes {@code
+   * cancelled} when the handler gives up (a handler that completes anyway completes). Returns the
+   * state after the call: {@code CANCELLED}, or {@code RUNNING} for a running job; empty when the
+   * job does not exist or is already final.
+   */
+  public Optional<JobState> cancel(long id) {
+    String state = store.cancel(dataSource, id);
+    return Optional.ofNullable(state).map(JobState::fromDb);
+  }
+
+  /** Outcome counts of this client since it started. */
+  public Counters counters() {
+    NodeCounters c = counters;
+    return new Counters(
+        c.claimed.sum(),
+        c.completed.sum(),
+        c.retried.sum(),
+        c.discarded.sum(),
+        c.cancelled.sum(),
+        c.snoozed.sum(),
+        c.fenced.sum(),
+        c.leasesLost.sum(),
+        c.rescued.sum(),
+        c.handedBack.sum(),
+        held.running());
+  }
+
+  Job toJob(JobRow r) {
+    try {
+      List<JobError> errors = new ArrayList<>();
+      for (JsonNode e : mapper.readTree(r.errors())) {
+        errors.add(
+            new JobError(
+                e.path("attempt").asInt(),
+                e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
+                e.path("error").asText(null),
+                e.path("message").asText(null),
+                e.path("trace").asText(null)));
+      }
+      return new Job(
+          r.id(),
+          r.queue(),
+          r.kind(),
+          mapper.readTree(r.args()),
+          JobState.fromDb(r.state()),
+          r.priority(),
+          r.attempt(),
+          r.maxAttempts(),
+          r.scheduledAt(),
+          r.attemptedAt(),
+          r.attemptedBy(),
+          r.leaseExpiresAt(),
+          r.deadlineAt(),
+          r.fence(),
+          r.idempotencyKey(),
+          List.copyOf(errors),
+          mapper.readTree(r.metadata()),
+          r.createdAt(),
+          r.finalizedAt());
+    } catch (JsonProcessingException e) {
+      throw new BatonException("cannot read job (id=" + r.id() + "): stored JSON is invalid", e);
+    }
+  }
+
+  private static java.time.Instant parseInstant(String s) {
+    try {
+      return java.time.OffsetDateTime.parse(s).toInstant();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Starts working this client's queues: checks the schema is migrated, then starts the completer,
+   * heartbeater, notifier, producers and maintenance. A client without handlers or queues starts
+   * nothing but the check. Returns when running; a second call does nothing.
+   *
+   * @throws SchemaNotMigratedException if the tables are missing or too old
+   * @throws IllegalStateException if the client was stopped
+   */
+  public void start() {
+    lifecycleLock.lock();
+    try {
+      if (lifecycle == Lifecycle.RUNNING) {
+        return;
+      }
+      if (lifecycle == Lifecycle.STOPPED) {
+        throw new IllegalStateException(
+            "cannot start Baton client (node=" + nodeId() + "): it was stopped; build a new one");
+      }
+      checkSchema();
+      boolean works = !handlers.isEmpty() && !config.queues().isEmpty();
+      timer = new ScheduledThreadPoolExecutor(1, named("baton-timer"));
+      ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
+      if (works) {
+        startWorking();
+      }
+      if (config.maintenanceEnabled()) {
+        startMaintenance();
+      }
+      lifecycle = Lifecycle.RUNNING;
+      log.info(
+          "Baton client started (node={}, schema={}, queues={}, kinds={}, virtual_threads={})",
+          nodeId(),
+          schema,
+          config.queueNames(),
+          handlers.keySet(),
+          useVirtualThreads());
+    } finally {
+      lifecycleLock.unlock();
+    }
+  }
+
+  private void checkSchema() {
+    int version;
+    try {
+      version = Db.inTransaction(dataSource, "cannot check schema", store::schemaVersion);
+    } catch (BatonException e) {
+      if (e.getCause() instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
+        throw new SchemaNotMigratedException(schema.name(), "the table " + schema.name() + ".migration does not exist");
+      }
+      throw e;
+    }
+    if (version < Migrator.QUEUE_VERSION) {
+      throw new SchemaNotMigratedException(
+          schema.name(), "it is at version " + version + ", this library needs " + Migrator.QUEUE_VERSION);
+    }
+  }
+
+  private void startWorking() {
+    int total = config.queues().values().stream().mapToInt(QueueConfig::concurrency).sum();
+    workers = newWorkers(total);
+    completer =
+        new Completer(
+            dataSource, store, held, counters, config.completerBatchSize(), config.completerCapacity());
+    completer.start();
+    List<String> timeoutKinds = new ArrayList<>();
+    List<Long> timeoutMillis = new ArrayList<>();
+    for (HandlerEntry<?> h : handlers.values()) {
+      if (h.timeout() != null) {
+        timeoutKinds.add(h.kind());
+        timeoutMillis.add(h.timeout().toMillis());
+      }
+    }
+    JobExecutor executor =
+        new JobExecutor(
+            dataSource,
+            store,
+            mapper,
+            handlers,
+            completer,
+            held,
+            counters,
+            workers,
+            timer,
+            new JobExecutor.Settings(
+                schema.name(), nodeId(), config.jobTimeout(), config.lease(), config.retryPolicy()));
+    heartbeater =
+        new Heartbeater(dataSource, store, held, counters, config.lease(), config.heartbeatInterval());
+    heartbeater.start();
+    for (QueueConfig q : config.queues().values()) {
+      producers.put(
+          q.name(),
+          new Producer(
+              dataSource,
+              store,
+              executor,
+              held,
+              counters,
+              new Producer.Settings(
+                  q.name(),
+                  q.concurrency(),
+                  nodeId(),
+                  config.lease(),
+                  config.pollInterval(),
+                  timeoutKinds.toArray(new String[0]),
+                  timeoutMillis.toArray(new Long[0]),
+                  config.jobTimeout())));
+    }
+    if (!config.pollOnly()) {
+      notifier =
+          new Notifier(
+              dataSource,
+              schema.insertChannel(),
+              schema.controlChannel(),
+              queue -> wakeLocal(queue, "available"),
+              this::onControl,
+              () -> producers.values().forEach(Producer::wake));
+      notifier.start();
+    }
+    producers.values().forEach(Producer::start);
+  }
+
+  private void startMaintenance() {
+    Rescuer rescuer = new Rescuer(dataSource, store, counters, Rescuer.DEFAULT_BATCH_SIZE);
+    Scheduler scheduler = new Scheduler(dataSource, store, Scheduler.DEFAULT_BATCH_SIZE);
+    maintenance = new ScheduledThreadPoolExecutor(1, named("baton-maintenance"));
+    long period = config.maintenanceInterval().toMillis();
+    maintenance.scheduleWithFixedDelay(
+        () -> {
+          try {
+            rescuer.runOnce();
+            scheduler.runOnce();
+          } catch (RuntimeException e) {
+            log.warn("maintenance pass failed; retrying in {} ms", period, e);
+          }
+        },
+        period,
+        period,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void onControl(String payload) {
+    JsonNode msg;
+    try {
+      msg = mapper.readTree(payload);
+    } catch (JsonProcessingException e) {
+      log.warn("ignoring malformed control message: {}", payload);
+      return;
+    }
+    if ("cancel".equals(msg.path("action").asText())) {
+      RunningJob rj = held.get(msg.path("job_id").asLong());
+      if (rj != null && rj.fence() == msg.path("fence").asLong()) {
+        rj.stop(StopReason.CANCELLED);
+      }
+    }
+  }
+
+  /** Stops with the configured stop timeout. See {@link #stop(Duration)}. */
+  public void stop() {
+    stop(config.stopTimeout());
+  }
+
+  /**
+   * Stops gracefully: stops claiming, waits up to {@code timeout} for running handlers, interrupts
+   * those still running and waits a little more, writes every pending finish, and hands the jobs
+   * whose handlers gave up back to the queue ({@code available}, attempt not used, fence-checked).
+   * Returns when stopped. Stop before start, and stop twice, are fine.
+   */
+  public void stop(Duration timeout) {
+    lifecycleLock.lock();
+    try {
+      if (lifecycle != Lifecycle.RUNNING) {
+        lifecycle = Lifecycle.STOPPED;
+        return;
+      }
+      lifecycle = Lifecycle.STOPPED;
+      boolean interrupted = false;
+      try {
+        for (Producer p : producers.values()) {
+          p.stop();
+        }
+        if (!awaitHandlers(timeout)) {
+          for (RunningJob rj : held.snapshot()) {
+            if (!rj.handlerDone()) {
+              rj.stop(StopReason.SHUTDOWN);
+            }
+          }
+          if (!awaitHandlers(Duration.ofSeconds(5))) {
+            log.warn(
+                "{} handlers ignored interruption at stop; their jobs are rescued when their"
+                    + " leases expire",
+                held.running());
+          }
+        }
+        if (completer != null) {
+          completer.stop(Duration.ofSeconds(30));
+        }
+        if (heartbeater != null) {
+          heartbeater.stop();
+        }
+        if (notifier != null) {
+          notifier.stop();
+        }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+      shutdown(maintenance);
+      shutdown(timer);
+      shutdown(workers);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      log.info("Baton client stopped (node={})", nodeId());
+    } finally {
+      lifecycleLock.unlock();
+    }
+  }
+
+  /** Same as {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private boolean awaitHandlers(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (held.running() > 0) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+
+  private static void shutdown(ExecutorService e) {
+    if (e != null) {
+      e.shutdownNow();
+    }
+  }
+
+  private boolean useVirtualThreads() {
+    Boolean v = config.virtualThreads();
+    return v != null ? v : Runtime.version().feature() >= 21;
+  }
+
+  private ExecutorService newWorkers(int threads) {
+    if (useVirtualThreads()) {
+      try {
+        // Java 21+: Thread.ofVirtual().name("baton-worker-", 0).factory(), looked up at run time
+        // because the library targets Java 17.
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        Object builder =
+            lookup
+                .findStatic(Thread.class, "ofVirtual", MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual")))
+                .invoke();
+        Class<?> ofVirtual = Class.forName("java.lang.Thread$Builder$OfVirtual");
+        builder =
+            lookup
+                .findVirtual(ofVirtual, "name", MethodType.methodType(ofVirtual, String.class, long.class))
+                .invoke(builder, "baton-worker-", 0L);
+        ThreadFactory factory =
+            (ThreadFactory)
+                lookup
+                    .findVirtual(Class.forName("java.lang.Thread$Builder"), "factory", MethodType.methodType(ThreadFactory.class))
+                    .invoke(builder);
+        return (ExecutorService)
+            lookup
+                .findStatic(
+                    java.util.concurrent.Executors.class,
+                    "newThreadPerTaskExecutor",
+                    MethodType.methodType(ExecutorService.class, ThreadFactory.class))
+                .invoke(factory);
+      } catch (Throwable e) {
+        throw new BatonException("cannot create virtual-thread executor on Java " + Runtime.version(), e);
+      }
+    }
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), named("baton-worker"));
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  private static ThreadFactory named(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix.endsWith("worker") ? prefix + "-" + n.incrementAndGet() : prefix);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  static ObjectMapper defaultMapper() {
+    return new ObjectMapper()
+        .registerModule(new JavaTimeModule())
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  }
+
+  /** Builds a {@link Baton} client. Not thread-safe. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private BatonConfig config = BatonConfig.defaults();
+    private ObjectMapper mapper;
+    private final Map<String, HandlerEntry<?>> handlers = new LinkedHashMap<>();
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /** The config; default {@link BatonConfig#defaults()}. */
+    public Builder config(BatonConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * The Jackson mapper for args and metadata; default: one with Java time support that ignores
+     * unknown properties (so a field removed from an args record does not break old rows).
+     */
+    public Builder objectMapper(ObjectMapper mapper) {
+      this.mapper = Objects.requireNonNull(mapper, "objectMapper");
+      return this;
+    }
+
+    /** Registers {@code handler} for the kind of {@code argsType}, with the client's timeout. */
+    public <A extends JobArgs> Builder handler(Class<A> argsType, JobHandler<A> handler) {
+      return register(argsType, null, handler);
+    }
+
+    /** Registers {@code handler} for the kind of {@code argsType} with its own timeout. */
+    public <A extends JobArgs> Builder handler(
+        Class<A> argsType, Duration timeout, JobHandler<A> handler) {
+      if (timeout == null || timeout.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new InvalidConfigException(
+            "timeout of handler " + argsType.getName(), "at least 10 ms", timeout);
+      }
+      return register(argsType, timeout, handler);
+    }
+
+    private <A extends JobArgs> Builder register(
+        Class<A> argsType, Duration timeout, JobHandler<A> handler) {
+      Objects.requireNonNull(argsType, "argsType");
+      Objects.requireNonNull(handler, "handler");
+      String kind = JobArgs.kindOf(argsType);
+      HandlerEntry<?> previous = handlers.get(kind);
+      if (previous != null) {
+        throw new InvalidConfigException(
+            "handler for kind \"" + kind + "\"",
+            "registered once (already registered for " + previous.argsType().getName() + ")",
+            argsType.getName());
+      }
+      handlers.put(kind, new HandlerEntry<>(kind, argsType, handler, timeout));
+      return this;
+    }
+
+    /** Builds the client. It does no I/O until used. */
+    public Baton build() {
+      return new Baton(this);
+    }
+  }
+}

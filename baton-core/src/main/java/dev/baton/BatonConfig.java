@@ -1,0 +1,430 @@
+package dev.baton;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The settings of one {@link Baton} client. Immutable; built with {@link #builder()}, which checks
+ * each value when it is set and the combination in {@link Builder#build()}, and throws {@link
+ * InvalidConfigException} naming the property, what was expected and what was received.
+ */
+public final class BatonConfig {
+
+  /** Schema used when none is set: {@code baton}. */
+  public static final String DEFAULT_SCHEMA = "baton";
+
+  /** Lease of a running job when none is set: 30 seconds. */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+  /** Timeout of a job whose kind has none of its own: 5 minutes. */
+  public static final Duration DEFAULT_JOB_TIMEOUT = Duration.ofMinutes(5);
+
+  /** Fallback poll interval when none is set: 1 second (jittered by +-10%). */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+
+  /** Interval of the rescue and schedule passes when none is set: 1 second. */
+  public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofSeconds(1);
+
+  /** How long {@link Baton#stop()} waits for running handlers: 10 seconds. */
+  public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Largest args accepted, as serialised JSON: 1 MiB. */
+  public static final int DEFAULT_MAX_ARGS_BYTES = 1 << 20;
+
+  /** Most finishes written in one statement: 2,000. */
+  public static final int DEFAULT_COMPLETER_BATCH_SIZE = 2_000;
+
+  /** Finishes that may wait to be written before handlers block: 10,000. */
+  public static final int DEFAULT_COMPLETER_CAPACITY = 10_000;
+
+  private final String schema;
+  private final String nodeId;
+  private final Map<String, QueueConfig> queues;
+  private final Duration lease;
+  private final Duration heartbeatInterval;
+  private final Duration jobTimeout;
+  private final Duration pollInterval;
+  private final boolean pollOnly;
+  private final Duration maintenanceInterval;
+  private final boolean maintenanceEnabled;
+  private final Duration stopTimeout;
+  private final int maxArgsBytes;
+  private final boolean allowUnknownKinds;
+  private final Set<String> knownKinds;
+  private final RetryPolicy retryPolicy;
+  private final int completerBatchSize;
+  private final int completerCapacity;
+  private final Boolean virtualThreads;
+
+  private BatonConfig(Builder b) {
+    this.schema = b.schema;
+    this.nodeId = b.nodeId != null ? b.nodeId : defaultNodeId();
+    this.queues = Collections.unmodifiableMap(new LinkedHashMap<>(b.queues));
+    this.lease = b.lease;
+    this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.jobTimeout = b.jobTimeout;
+    this.pollInterval = b.pollInterval;
+    this.pollOnly = b.pollOnly;
+    this.maintenanceInterval = b.maintenanceInterval;
+    this.maintenanceEnabled = b.maintenanceEnabled;
+    this.stopTimeout = b.stopTimeout;
+    this.maxArgsBytes = b.maxArgsBytes;
+    this.allowUnknownKinds = b.allowUnknownKinds;
+    this.knownKinds = Collections.unmodifiableSet(new LinkedHashSet<>(b.knownKinds));
+    this.retryPolicy = b.retryPolicy;
+    this.completerBatchSize = b.completerBatchSize;
+    this.completerCapacity = b.completerCapacity;
+    this.virtualThreads = b.virtualThreads;
+  }
+
+  /** A builder with every default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The config with every default: schema {@code baton}, no queues worked. */
+  public static BatonConfig defaults() {
+    return builder().build();
+  }
+
+  /** The schema holding Baton's tables. */
+  public String schema() {
+    return schema;
+  }
+
+  /** This client's node id, recorded as {@code attempted_by} on the jobs it claims. */
+  public String nodeId() {
+    return nodeId;
+  }
+
+  /** The queues this client works, by name, in the order they were added. */
+  public Map<String, QueueConfig> queues() {
+    return queues;
+  }
+
+  /** How long a claim holds a job without a heartbeat. */
+  public Duration lease() {
+    return lease;
+  }
+
+  /** How often the leases of running jobs are extended. */
+  public Duration heartbeatInterval() {
+    return heartbeatInterval;
+  }
+
+  /** The timeout of a job whose kind has no timeout of its own. */
+  public Duration jobTimeout() {
+    return jobTimeout;
+  }
+
+  /** The fallback poll interval. */
+  public Duration pollInterval() {
+    return pollInterval;
+  }
+
+  /** Whether LISTEN/NOTIFY is off and the client only polls. */
+  public boolean pollOnly() {
+    return pollOnly;
+  }
+
+  /** The interval of the rescue and schedule passes. */
+  public Duration maintenanceInterval() {
+    return maintenanceInterval;
+  }
+
+  /** Whether this client runs the rescue and schedule passes. */
+  public boolean maintenanceEnabled() {
+    return maintenanceEnabled;
+  }
+
+  /** How long {@link Baton#stop()} waits for running handlers before interrupting them. */
+  public Duration stopTimeout() {
+    return stopTimeout;
+  }
+
+  /** The largest args accepted at enqueue, in bytes of serialised JSON. */
+  public int maxArgsBytes() {
+    return maxArgsBytes;
+  }
+
+  /** Whether a job of a kind without a handler on this client may be enqueued. */
+  public boolean allowUnknownKinds() {
+    return allowUnknownKinds;
+  }
+
+  /** Kinds this client may enqueue without handling them itself. */
+  public Set<String> knownKinds() {
+    return knownKinds;
+  }
+
+  /** The retry policy for failed attempts. */
+  public RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
+  /** The most finishes written in one statement. */
+  public int completerBatchSize() {
+    return completerBatchSize;
+  }
+
+  /** Finishes that may wait to be written before handlers block. */
+  public int completerCapacity() {
+    return completerCapacity;
+  }
+
+  /** Whether handlers run on virtual threads: true, false, or null for "on Java 21+". */
+  public Boolean virtualThreads() {
+    return virtualThreads;
+  }
+
+  private static String defaultNodeId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      host = "unknown-host";
+    }
+    String pid = ManagementFactory.getRuntimeMXBean().getName().split("@")[0];
+    String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
+    String id = host + "-" + pid + "-" + suffix;
+    return id.length() > 128 ? id.substring(id.length() - 128) : id;
+  }
+
+  /** Builds a {@link BatonConfig}. Not thread-safe. */
+  public static final class Builder {
+    private String schema = DEFAULT_SCHEMA;
+    private String nodeId;
+    private final Map<String, QueueConfig> queues = new LinkedHashMap<>();
+    private Duration lease = DEFAULT_LEASE;
+    private Duration heartbeatInterval;
+    private Duration jobTimeout = DEFAULT_JOB_TIMEOUT;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private boolean pollOnly;
+    private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
+    private boolean maintenanceEnabled = true;
+    private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+    private int maxArgsBytes = DEFAULT_MAX_ARGS_BYTES;
+    private boolean allowUnknownKinds;
+    private final Set<String> knownKinds = new LinkedHashSet<>();
+    private RetryPolicy retryPolicy = RetryPolicy.exponential();
+    private int completerBatchSize = DEFAULT_COMPLETER_BATCH_SIZE;
+    private int completerCapacity = DEFAULT_COMPLETER_CAPACITY;
+    private Boolean virtualThreads;
+
+    private Builder() {}
+
+    /**
+     * The schema of Baton's tables; default {@value BatonConfig#DEFAULT_SCHEMA}. Lower-case letters,
+     * digits and underscores, starting with a letter or underscore, at most 63 characters.
+     */
+    public Builder schema(String schema) {
+      if (!isValidSchema(schema)) {
+        throw new InvalidConfigException(
+            "schema",
+            "1-63 characters of lower-case letters, digits and _, starting with a letter or _",
+            schema);
+      }
+      this.schema = schema;
+      return this;
+    }
+
+    /**
+     * This client's node id; default {@code <host>-<pid>-<random>}. 1-128 printable characters
+     * without spaces. Two live clients must not share one.
+     */
+    public Builder nodeId(String nodeId) {
+      if (nodeId == null || !nodeId.matches("[\\x21-\\x7e]{1,128}")) {
+        throw new InvalidConfigException(
+            "nodeId", "1-128 printable ASCII characters without spaces", nodeId);
+      }
+      this.nodeId = nodeId;
+      return this;
+    }
+
+    /** Works queue {@code name} with {@value QueueConfig#DEFAULT_CONCURRENCY} jobs at once. */
+    public Builder queue(String name) {
+      return queue(name, QueueConfig.DEFAULT_CONCURRENCY);
+    }
+
+    /** Works queue {@code name} with at most {@code concurrency} jobs at once on this client. */
+    public Builder queue(String name, int concurrency) {
+      QueueConfig q = new QueueConfig(name, concurrency);
+      queues.put(q.name(), q);
+      return this;
+    }
+
+    /**
+     * How long a claim holds a job without a heartbeat; default 30 s, range 500 ms..1 h. A job
+     * whose holder stops heartbeating is rescued this long after its last heartbeat.
+     */
+    public Builder lease(Duration lease) {
+      requireRange("lease", lease, Duration.ofMillis(500), Duration.ofHours(1));
+      this.lease = lease;
+      return this;
+    }
+
+    /** How often leases are extended; default a third of the lease; must be below the lease. */
+    public Builder heartbeatInterval(Duration interval) {
+      requireRange("heartbeatInterval", interval, Duration.ofMillis(50), Duration.ofMinutes(30));
+      this.heartbeatInterval = interval;
+      return this;
+    }
+
+    /** Timeout of a job whose kind has none; default 5 min, range 10 ms..7 days. */
+    public Builder jobTimeout(Duration timeout) {
+      requireRange("jobTimeout", timeout, Duration.ofMillis(10), Duration.ofDays(7));
+      this.jobTimeout = timeout;
+      return this;
+    }
+
+    /** Fallback poll interval; default 1 s, range 10 ms..1 h; jittered by +-10%. */
+    public Builder pollInterval(Duration interval) {
+      requireRange("pollInterval", interval, Duration.ofMillis(10), Duration.ofHours(1));
+      this.pollInterval = interval;
+      return this;
+    }
+
+    /**
+     * Turns LISTEN/NOTIFY off; default false. Use behind a transaction-pooling proxy (PgBouncer in
+     * transaction mode), where LISTEN does not work. Pickup then waits for the poll.
+     */
+    public Builder pollOnly(boolean pollOnly) {
+      this.pollOnly = pollOnly;
+      return this;
+    }
+
+    /** Interval of the rescue and schedule passes; default 1 s, range 10 ms..1 h. */
+    public Builder maintenanceInterval(Duration interval) {
+      requireRange("maintenanceInterval", interval, Duration.ofMillis(10), Duration.ofHours(1));
+      this.maintenanceInterval = interval;
+      return this;
+    }
+
+    /**
+     * Whether this client runs the rescue and schedule passes; default true. They are safe to run
+     * on every node at once (each row is guarded and locked with SKIP LOCKED).
+     */
+    public Builder maintenanceEnabled(boolean enabled) {
+      this.maintenanceEnabled = enabled;
+      return this;
+    }
+
+    /** How long {@link Baton#stop()} waits for running handlers; default 10 s, range 0..1 h. */
+    public Builder stopTimeout(Duration timeout) {
+      requireRange("stopTimeout", timeout, Duration.ZERO, Duration.ofHours(1));
+      this.stopTimeout = timeout;
+      return this;
+    }
+
+    /** Largest args accepted at enqueue in bytes of JSON; default 1 MiB, range 1..64 MiB. */
+    public Builder maxArgsBytes(int bytes) {
+      if (bytes < 1 || bytes > 64 << 20) {
+        throw new InvalidConfigException("maxArgsBytes", "1..67108864 (64 MiB)", bytes);
+      }
+      this.maxArgsBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Whether jobs of kinds without a handler on this client may be enqueued; default false, so a
+     * typo in a kind fails at enqueue rather than sitting in the queue.
+     */
+    public Builder allowUnknownKinds(boolean allow) {
+      this.allowUnknownKinds = allow;
+      return this;
+    }
+
+    /** Kinds this client may enqueue without handling them (e.g. a web app that only enqueues). */
+    public Builder knownKinds(String... kinds) {
+      for (String k : kinds) {
+        if (!JobArgs.isValidKind(k)) {
+          throw new InvalidConfigException(
+              "knownKinds", "1-128 characters of letters, digits and _ . : - /", k);
+        }
+        knownKinds.add(k);
+      }
+      return this;
+    }
+
+    /** Kinds of these args classes may be enqueued without a handler on this client. */
+    @SafeVarargs
+    public final Builder knownKinds(Class<? extends JobArgs>... types) {
+      for (Class<? extends JobArgs> t : types) {
+        knownKinds.add(JobArgs.kindOf(t));
+      }
+      return this;
+    }
+
+    /** The retry policy; default {@link RetryPolicy#exponential()}. */
+    public Builder retryPolicy(RetryPolicy policy) {
+      this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
+      return this;
+    }
+
+    /** Most finishes written in one statement; default 2,000, range 1..50,000. */
+    public Builder completerBatchSize(int size) {
+      if (size < 1 || size > 50_000) {
+        throw new InvalidConfigException("completerBatchSize", "1..50000", size);
+      }
+      this.completerBatchSize = size;
+      return this;
+    }
+
+    /** Finishes that may wait before handlers block; default 10,000, range 1..1,000,000. */
+    public Builder completerCapacity(int capacity) {
+      if (capacity < 1 || capacity > 1_000_000) {
+        throw new InvalidConfigException("completerCapacity", "1..1000000", capacity);
+      }
+      this.completerCapacity = capacity;
+      return this;
+    }
+
+    /**
+     * Whether handlers run on virtual threads; default: yes on Java 21+, a bounded platform pool on
+     * Java 17. Setting true on Java 17 fails at build.
+     */
+    public Builder virtualThreads(boolean virtualThreads) {
+      this.virtualThreads = virtualThreads;
+      return this;
+    }
+
+    /** Checks the combination of settings and builds the config. */
+    public BatonConfig build() {
+      Duration hb = heartbeatInterval != null ? heartbeatInterval : lease.dividedBy(3);
+      if (hb.compareTo(lease) >= 0) {
+        throw new InvalidConfigException(
+            "heartbeatInterval", "shorter than the lease (" + lease + ")", hb);
+      }
+      if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
+        throw new InvalidConfigException(
+            "virtualThreads", "false on Java " + Runtime.version().feature() + " (needs 21+)", true);
+      }
+      return new BatonConfig(this);
+    }
+
+    /** Whether {@code schema} is a valid schema name. */
+    static boolean isValidSchema(String schema) {
+      return schema != null && schema.matches("[a-z_][a-z0-9_]{0,62}");
+    }
+
+    private static void requireRange(String property, Duration d, Duration min, Duration max) {
+      if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+        throw new InvalidConfigException(property, "between " + min + " and " + max, d);
+      }
+    }
+  }
+
+  /** The queue names, for messages. */
+  List<String> queueNames() {
+    return List.copyOf(queues.keySet());
+  }
+}

@@ -1,0 +1,187 @@
+package dev.baton;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How one job is enqueued: its queue, priority, run-at time, max attempts, idempotency key and
+ * metadata. Immutable; built with {@link #builder()}, each setter validated at once.
+ */
+public final class EnqueueOptions {
+
+  /** Queue used when none is set: {@code default}. */
+  public static final String DEFAULT_QUEUE = "default";
+
+  /** Priority used when none is set: 0, the highest. Range 0..9, lower runs first. */
+  public static final int DEFAULT_PRIORITY = 0;
+
+  /** Max attempts used when none is set: 20. Range 1..1000. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 20;
+
+  /** Longest idempotency key accepted: 255 characters. */
+  public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+  private static final EnqueueOptions DEFAULTS = new Builder().build();
+
+  private final String queue;
+  private final int priority;
+  private final Instant runAt;
+  private final int maxAttempts;
+  private final String idempotencyKey;
+  private final Map<String, Object> metadata;
+
+  private EnqueueOptions(Builder b) {
+    this.queue = b.queue;
+    this.priority = b.priority;
+    this.runAt = b.runAt;
+    this.maxAttempts = b.maxAttempts;
+    this.idempotencyKey = b.idempotencyKey;
+    this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
+  }
+
+  /** The defaults: queue {@code default}, priority 0, now, 20 attempts, no key, no metadata. */
+  public static EnqueueOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The queue. */
+  public String queue() {
+    return queue;
+  }
+
+  /** The priority, 0..9, lower runs first. */
+  public int priority() {
+    return priority;
+  }
+
+  /** When the job may first run; null means now. */
+  public Instant runAt() {
+    return runAt;
+  }
+
+  /** Attempts before a failure discards the job. */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** The idempotency key, or null. */
+  public String idempotencyKey() {
+    return idempotencyKey;
+  }
+
+  /** Metadata stored with the job (a JSON object). */
+  public Map<String, Object> metadata() {
+    return metadata;
+  }
+
+  /** Builds {@link EnqueueOptions}; each setter rejects a bad value at once. */
+  public static final class Builder {
+    private String queue = DEFAULT_QUEUE;
+    private int priority = DEFAULT_PRIORITY;
+    private Instant runAt;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private String idempotencyKey;
+    private final Map<String, Object> metadata = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /**
+     * The queue; default {@value EnqueueOptions#DEFAULT_QUEUE}.
+     *
+     * @throws InvalidJobException unless 1-64 characters of letters, digits and {@code _ - .},
+     *     starting with a letter or digit
+     */
+    public Builder queue(String queue) {
+      if (!QueueConfig.isValidName(queue)) {
+        throw new InvalidJobException(
+            "invalid enqueue option: queue must be 1-64 characters of letters, digits and _ - .,"
+                + " starting with a letter or digit, got "
+                + quote(queue));
+      }
+      this.queue = queue;
+      return this;
+    }
+
+    /**
+     * The priority, 0..9; lower runs first; default {@value EnqueueOptions#DEFAULT_PRIORITY}.
+     *
+     * @throws InvalidJobException outside 0..9
+     */
+    public Builder priority(int priority) {
+      if (priority < 0 || priority > 9) {
+        throw new InvalidJobException(
+            "invalid enqueue option: priority must be 0..9 (lower runs first), got " + priority);
+      }
+      this.priority = priority;
+      return this;
+    }
+
+    /** When the job may first run; null or a past time means now. */
+    public Builder runAt(Instant runAt) {
+      this.runAt = runAt;
+      return this;
+    }
+
+    /**
+     * Attempts before a failure discards the job, 1..1000; default {@value
+     * EnqueueOptions#DEFAULT_MAX_ATTEMPTS}.
+     *
+     * @throws InvalidJobException outside 1..1000
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 1 || maxAttempts > 1000) {
+        throw new InvalidJobException(
+            "invalid enqueue option: maxAttempts must be 1..1000, got " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
+     * The idempotency key: a second enqueue with the same key, while the first job is still in the
+     * table (any state, until retention removes it), returns the first job instead of inserting.
+     * Null for none.
+     *
+     * @throws InvalidJobException if empty, blank or longer than 255 characters
+     */
+    public Builder idempotencyKey(String key) {
+      if (key != null && (key.isBlank() || key.length() > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+        throw new InvalidJobException(
+            "invalid enqueue option: idempotencyKey must be 1-255 characters and not blank, got "
+                + (key.length() > 40 ? key.length() + " characters" : quote(key)));
+      }
+      this.idempotencyKey = key;
+      return this;
+    }
+
+    /** Adds one metadata entry; the value must be JSON-serialisable. */
+    public Builder metadata(String key, Object value) {
+      Objects.requireNonNull(key, "metadata key");
+      metadata.put(key, value);
+      return this;
+    }
+
+    /** Adds all entries of {@code entries} to the metadata. */
+    public Builder metadata(Map<String, ?> entries) {
+      entries.forEach(this::metadata);
+      return this;
+    }
+
+    /** Builds the options. */
+    public EnqueueOptions build() {
+      return new EnqueueOptions(this);
+    }
+
+    private static String quote(String s) {
+      return s == null ? "null" : "\"" + s + "\"";
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.baton;
+
+/**
+ * One queue a client works, and how many of its jobs may run at once on this client.
+ *
+ * @param name 1-64 characters of letters, digits and {@code _ - .}, starting with a letter or digit
+ * @param concurrency jobs of this queue running at once on this client, 1..10,000
+ */
+public record QueueConfig(String name, int concurrency) {
+
+  /** Concurrency used by {@link BatonConfig.Builder#queue(String)}: 16. */
+  public static final int DEFAULT_CONCURRENCY = 16;
+
+  /** Validates name and concurrency. */
+  public QueueConfig {
+    if (!isValidName(name)) {
+      throw new InvalidConfigException(
+          "queue name",
+          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
+          name);
+    }
+    if (concurrency < 1 || concurrency > 10_000) {
+      throw new InvalidConfigException(
+          "concurrency of queue \"" + name + "\"", "1..10000", concurrency);
+    }
+  }
+
+  /** Whether {@code name} is a valid queue name. */
+  public static boolean isValidName(String name) {
+    return name != null && name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+  }
+}

@@ -1,0 +1,21 @@
+package dev.baton.internal.db;
+
+import java.time.Instant;
+
+/**
+ * A job as claimed: what the runtime needs to run it. Args and metadata are raw JSON text.
+ *
+ * <p>Not public API.
+ */
+public record ClaimedJob(
+    long id,
+    String queue,
+    String kind,
+    String args,
+    int attempt,
+    int maxAttempts,
+    long fence,
+    String idempotencyKey,
+    String metadata,
+    Instant deadlineAt,
+    boolean cancelRequested) {}

@@ -1,0 +1,58 @@
+package dev.baton.internal.db;
+
+import dev.baton.BatonException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Borrowing a connection and wrapping {@link SQLException} once, at this package's boundary. */
+public final class Db {
+
+  /** Work on one connection. */
+  @FunctionalInterface
+  public interface ConnectionWork<T> {
+    /** Runs on {@code connection}. */
+    T run(Connection connection) throws SQLException;
+  }
+
+  private Db() {}
+
+  /**
+   * Runs {@code work} on a connection from {@code dataSource} in its own transaction: in autocommit
+   * when the pool hands out autocommit connections, else committed here. The connection goes back
+   * to the pool before this returns.
+   */
+  public static <T> T inTransaction(DataSource dataSource, String what, ConnectionWork<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      try {
+        T result = work.run(c);
+        if (!autoCommit) {
+          c.commit();
+        }
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        if (!autoCommit) {
+          rollbackQuietly(c, e);
+        }
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw wrap(what, e);
+    }
+  }
+
+  /** Wraps {@code e} with a message naming what failed and the SQL state. */
+  public static BatonException wrap(String what, SQLException e) {
+    return new BatonException(
+        what + ": " + e.getMessage() + " (SQL state " + e.getSQLState() + ")", e);
+  }
+
+  private static void rollbackQuietly(Connection c, Exception cause) {
+    try {
+      c.rollback();
+    } catch (SQLException r) {
+      cause.addSuppressed(r);
+    }
+  }
+}

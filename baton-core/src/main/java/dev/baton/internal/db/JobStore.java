@@ -1,0 +1,741 @@
+package dev.baton.internal.db;
+
+import dev.baton.BatonException;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * Every statement on the {@code job} table. Times come from the database clock ({@code now()}), so
+ * nodes with skewed clocks still agree on leases.
+ *
+ * <p>Not public API.
+ */
+public final class JobStore {
+
+  /** Columns of a full {@link dev.baton.Job} read. */
+  static final String JOB_COLUMNS =
+      "id, queue, kind, args::text AS args, state, priority, attempt, max_attempts, scheduled_at,"
+          + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence, idempotency_key,"
+          + " errors::text AS errors, metadata::text AS metadata, created_at, finalized_at";
+
+  // One statement inserts the job and, when it is available now, notifies its queue. NOTIFY is
+  // transactional: listeners hear it at commit, never for a rolled-back job, and Postgres folds
+  // repeats of one (channel, payload) in a transaction into one. A conflicting idempotency key
+  // inserts nothing and returns no row; the caller then reads the existing job.
+  private static final String ENQUEUE =
+      """
+      WITH p AS (SELECT ?::timestamptz AS run_at),
+      ins AS (
+        INSERT INTO %1$s.job
+          (queue, kind, args, state, priority, max_attempts, scheduled_at, idempotency_key, metadata)
+        SELECT ?, ?, ?::jsonb,
+               CASE WHEN p.run_at IS NULL OR p.run_at <= now() THEN 'available' ELSE 'scheduled' END,
+               ?, ?, coalesce(p.run_at, now()), ?, ?::jsonb
+        FROM p
+        ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING %2$s
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM ins WHERE state = 'available') q)
+      SELECT ins.*, (SELECT count(*) FROM n) AS notified FROM ins
+      """;
+
+  private static final String GET_BY_KEY =
+      "SELECT %2$s FROM %1$s.job WHERE idempotency_key = ?";
+
+  private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
+
+  // Bulk insert from arrays in one statement. Ids are drawn in request order inside a
+  // materialized CTE, so the returned ids map back to requests without relying on RETURNING order.
+  private static final String ENQUEUE_MANY =
+      """
+      WITH p AS MATERIALIZED (
+        SELECT nextval(pg_get_serial_sequence('%1$s.job', 'id')) AS id, r.*
+        FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[],
+                    ?::text[], ?::text[]) WITH ORDINALITY
+             AS r(queue, kind, args, priority, max_attempts, run_at, idempotency_key, metadata, ord)
+        ORDER BY r.ord
+      ),
+      ins AS (
+        INSERT INTO %1$s.job OVERRIDING SYSTEM VALUE
+          (id, queue, kind, args, state, priority, max_attempts, scheduled_at, idempotency_key,
+           metadata)
+        SELECT id, queue, kind, args::jsonb,
+               CASE WHEN run_at IS NULL OR run_at <= now() THEN 'available' ELSE 'scheduled' END,
+               priority, max_attempts, coalesce(run_at, now()), idempotency_key, metadata::jsonb
+        FROM p ORDER BY ord
+        ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING id, queue, state
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM ins WHERE state = 'available') q)
+      SELECT p.ord, ins.id, (SELECT count(*) FROM n) AS notified
+      FROM ins JOIN p ON p.id = ins.id
+      """;
+
+  private static final String GET_IDS_BY_KEYS =
+      "SELECT idempotency_key, id FROM %1$s.job WHERE idempotency_key = ANY(?::text[])";
+
+  // The hot path. The CTE picks up to N available ids of one queue in claim order, locking them
+  // and skipping rows another claimer holds; MATERIALIZED stops the planner from re-running it per
+  // updated row (which could claim more than N, or one row twice). The same statement marks them
+  // running under a new fence from the sequence and a lease and deadline from the database clock.
+  private static final String CLAIM =
+      """
+      WITH picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE state = 'available' AND queue = ?
+        ORDER BY priority, scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE %1$s.job j
+      SET state = 'running',
+          attempt = j.attempt + 1,
+          attempted_at = now(),
+          attempted_by = ?,
+          lease_expires_at = now() + ? * interval '1 millisecond',
+          deadline_at = now() + coalesce(
+              (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+              ?) * interval '1 millisecond',
+          fence = nextval('%1$s.job_fence_seq')
+      FROM picked
+      WHERE j.id = picked.id
+      RETURNING j.id, j.queue, j.kind, j.args::text, j.attempt, j.max_attempts, j.fence,
+                j.idempotency_key, j.metadata::text, j.deadline_at,
+                j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
+      """;
+
+  // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
+  // that another holder claimed since, or that was rescued or cancelled, is not touched.
+  private static final String COMPLETE_MANY_IF_HELD =
+      """
+      UPDATE %1$s.job j
+      SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
+      FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)
+      WHERE j.id = f.id AND j.fence = f.fence AND j.state = 'running'
+      RETURNING j.id
+      """;
+
+  // Any finish of many jobs in one statement, fenced like COMPLETE_MANY_IF_HELD. Jobs made
+  // available again (zero snooze, hand-back) notify their queue.
+  private static final String FINISH_MANY_IF_HELD =
+      """
+      WITH upd AS (
+        UPDATE %1$s.job j
+        SET state = f.state,
+            scheduled_at = CASE WHEN f.delay_ms IS NULL THEN j.scheduled_at
+                                ELSE now() + f.delay_ms * interval '1 millisecond' END,
+            finalized_at = CASE WHEN f.state IN ('completed', 'cancelled', 'discarded')
+                                THEN now() END,
+            attempt = j.attempt + f.attempt_delta,
+            errors = CASE WHEN f.error IS NULL THEN j.errors
+                          ELSE j.errors || jsonb_build_array(f.error || jsonb_build_object('at', now()))
+                     END,
+            metadata = CASE WHEN f.meta IS NULL THEN j.metadata ELSE j.metadata || f.meta END,
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
+                    ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
+        WHERE j.id = f.id AND j.fence = f.fence AND j.state = 'running'
+        RETURNING j.id, j.queue, j.state
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
+      SELECT upd.id, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  // Transactional completion, on the handler's own connection and transaction.
+  private static final String COMPLETE_IF_HELD =
+      """
+      UPDATE %1$s.job
+      SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
+      WHERE id = ? AND fence = ? AND state = 'running'
+      """;
+
+  // Lease extension for every job a node holds, in one statement. A job missing from the result
+  // was lost by this holder. The cancel flag rides along, for nodes that missed the NOTIFY.
+  private static final String HEARTBEAT_IF_HELD =
+      """
+      UPDATE %1$s.job j
+      SET lease_expires_at = now() + ? * interval '1 millisecond'
+      FROM unnest(?::bigint[], ?::bigint[]) AS h(id, fence)
+      WHERE j.id = h.id AND j.fence = h.fence AND j.state = 'running'
+      RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
+      """;
+
+  private static final String EXTEND_IF_HELD =
+      """
+      UPDATE %1$s.job
+      SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond'),
+          deadline_at = greatest(deadline_at, now() + ? * interval '1 millisecond')
+      WHERE id = ? AND fence = ? AND state = 'running'
+      RETURNING deadline_at
+      """;
+
+  // Rescue: running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to
+  // retryable (or discarded at max attempts, or cancelled when a cancel was asked for), with an
+  // error entry saying which. The re-check in the UPDATE's WHERE keeps a job that finished between
+  // the pick and the lock untouched; SKIP LOCKED lets several nodes rescue at once.
+  private static final String RESCUE_EXPIRED =
+      """
+      WITH picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE state = 'running' AND (lease_expires_at < now() OR deadline_at < now())
+        ORDER BY lease_expires_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE %1$s.job j
+        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
+                         WHEN j.attempt >= j.max_attempts THEN 'discarded'
+                         ELSE 'retryable' END,
+            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
+                                  OR j.attempt >= j.max_attempts THEN now() END,
+            scheduled_at = now(),
+            errors = j.errors || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempt,
+                'at', now(),
+                'error', CASE WHEN j.deadline_at < now() THEN 'deadline_exceeded'
+                              ELSE 'lease_expired' END,
+                'message', CASE WHEN j.deadline_at < now()
+                                THEN 'deadline exceeded on node ' || coalesce(j.attempted_by, '?')
+                                     || ' (deadline ' || j.deadline_at || ')'
+                                ELSE 'lease expired on node ' || coalesce(j.attempted_by, '?')
+                                     || ' (no heartbeat since lease ran out at '
+                                     || j.lease_expires_at || ')' END)),
+            metadata = j.metadata || jsonb_build_object('rescue_count',
+                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        FROM picked
+        WHERE j.id = picked.id AND j.state = 'running'
+          AND (j.lease_expires_at < now() OR j.deadline_at < now())
+        RETURNING j.id, j.state, j.attempted_by
+      )
+      SELECT id, state, attempted_by FROM upd
+      """;
+
+  // Due scheduled and retryable jobs become available; each queue that got some is notified once.
+  private static final String SCHEDULE_DUE =
+      """
+      WITH picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()
+        ORDER BY scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE %1$s.job j SET state = 'available'
+        FROM picked
+        WHERE j.id = picked.id AND j.state IN ('scheduled', 'retryable')
+        RETURNING j.queue
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd) q)
+      SELECT count(*) AS moved, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  // Cancel: a waiting job is cancelled at once; a running one is flagged and its holder told over
+  // NOTIFY (heartbeats carry the flag too, and the rescuer honours it if the holder is gone).
+  private static final String CANCEL =
+      """
+      WITH upd AS (
+        UPDATE %1$s.job
+        SET state = CASE WHEN state = 'running' THEN 'running' ELSE 'cancelled' END,
+            finalized_at = CASE WHEN state = 'running' THEN NULL ELSE now() END,
+            metadata = metadata || jsonb_build_object('cancel_requested_at', now())
+        WHERE id = ? AND state IN ('scheduled', 'available', 'running', 'retryable')
+        RETURNING id, state, fence
+      ),
+      n AS (
+        SELECT pg_notify(?, json_build_object('action', 'cancel', 'job_id', id, 'fence', fence)::text)
+        FROM upd WHERE state = 'running'
+      )
+      SELECT state, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  private static final String SCHEMA_VERSION =
+      "SELECT coalesce(max(version), 0) FROM %1$s.migration WHERE line = 'queue'";
+
+  private final SchemaName schema;
+  private final String enqueue;
+  private final String getByKey;
+  private final String get;
+  private final String enqueueMany;
+  private final String getIdsByKeys;
+  private final String claim;
+  private final String completeManyIfHeld;
+  private final String finishManyIfHeld;
+  private final String completeIfHeld;
+  private final String heartbeatIfHeld;
+  private final String extendIfHeld;
+  private final String rescueExpired;
+  private final String scheduleDue;
+  private final String cancel;
+  private final String schemaVersion;
+
+  /** Prepares the SQL text for {@code schema}. */
+  public JobStore(SchemaName schema) {
+    this.schema = schema;
+    String s = schema.quoted();
+    this.enqueue = ENQUEUE.formatted(s, JOB_COLUMNS);
+    this.getByKey = GET_BY_KEY.formatted(s, JOB_COLUMNS);
+    this.get = GET.formatted(s, JOB_COLUMNS);
+    this.enqueueMany = ENQUEUE_MANY.formatted(s);
+    this.getIdsByKeys = GET_IDS_BY_KEYS.formatted(s);
+    this.claim = CLAIM.formatted(s);
+    this.completeManyIfHeld = COMPLETE_MANY_IF_HELD.formatted(s);
+    this.finishManyIfHeld = FINISH_MANY_IF_HELD.formatted(s);
+    this.completeIfHeld = COMPLETE_IF_HELD.formatted(s);
+    this.heartbeatIfHeld = HEARTBEAT_IF_HELD.formatted(s);
+    this.extendIfHeld = EXTEND_IF_HELD.formatted(s);
+    this.rescueExpired = RESCUE_EXPIRED.formatted(s);
+    this.scheduleDue = SCHEDULE_DUE.formatted(s);
+    this.cancel = CANCEL.formatted(s);
+    this.schemaVersion = SCHEMA_VERSION.formatted(s);
+  }
+
+  /** The schema this store works on. */
+  public SchemaName schema() {
+    return schema;
+  }
+
+  /** A new job to insert. Args and metadata are JSON text. */
+  public record NewJob(
+      String queue,
+      String kind,
+      String args,
+      int priority,
+      int maxAttempts,
+      Instant runAt,
+      String idempotencyKey,
+      String metadata) {}
+
+  /**
+   * Inserts {@code job} on {@code c}, or returns the job already holding its idempotency key.
+   * Runs in whatever transaction {@code c} is in.
+   */
+  public JobRow enqueue(Connection c, NewJob job) throws SQLException {
+    for (int tries = 0; tries < 5; tries++) {
+      try (PreparedStatement ps = c.prepareStatement(enqueue)) {
+        int i = 1;
+        setInstant(ps, i++, job.runAt());
+        ps.setString(i++, job.queue());
+        ps.setString(i++, job.kind());
+        ps.setString(i++, job.args());
+        ps.setInt(i++, job.priority());
+        ps.setInt(i++, job.maxAttempts());
+        ps.setString(i++, job.idempotencyKey());
+        ps.setString(i++, job.metadata());
+        ps.setString(i, schema.insertChannel());
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return JobRow.read(rs, false);
+          }
+        }
+      }
+      if (job.idempotencyKey() == null) {
+        throw new BatonException("enqueue returned no row for a job without idempotency key");
+      }
+      try (PreparedStatement ps = c.prepareStatement(getByKey)) {
+        ps.setString(1, job.idempotencyKey());
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return JobRow.read(rs, true);
+          }
+        }
+      }
+      // The job holding the key was deleted between the two statements: insert again.
+    }
+    throw new BatonException(
+        "cannot enqueue job (idempotency_key="
+            + job.idempotencyKey()
+            + "): the key conflicted but its job could not be read; is the transaction"
+            + " REPEATABLE READ or SERIALIZABLE? Retry it");
+  }
+
+  /**
+   * Inserts many jobs with one statement on {@code c}. Returns, per job in order, its id and
+   * whether its idempotency key matched an existing job.
+   */
+  public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
+    String[] queues = new String[n];
+    String[] kinds = new String[n];
+    String[] args = new String[n];
+    Integer[] priorities = new Integer[n];
+    Integer[] maxAttempts = new Integer[n];
+    String[] runAts = new String[n];
+    String[] keys = new String[n];
+    String[] metadata = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewJob j = jobs.get(i);
+      queues[i] = j.queue();
+      kinds[i] = j.kind();
+      args[i] = j.args();
+      priorities[i] = j.priority();
+      maxAttempts[i] = j.maxAttempts();
+      runAts[i] = j.runAt() == null ? null : j.runAt().toString();
+      keys[i] = j.idempotencyKey();
+      metadata[i] = j.metadata();
+    }
+    long[] ids = new long[n];
+    boolean[] existing = new boolean[n];
+    boolean[] found = new boolean[n];
+    try (PreparedStatement ps = c.prepareStatement(enqueueMany)) {
+      ps.setArray(1, c.createArrayOf("text", queues));
+      ps.setArray(2, c.createArrayOf("text", kinds));
+      ps.setArray(3, c.createArrayOf("text", args));
+      ps.setArray(4, c.createArrayOf("int4", priorities));
+      ps.setArray(5, c.createArrayOf("int4", maxAttempts));
+      ps.setArray(6, c.createArrayOf("text", runAts));
+      ps.setArray(7, c.createArrayOf("text", keys));
+      ps.setArray(8, c.createArrayOf("text", metadata));
+      ps.setString(9, schema.insertChannel());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int ord = (int) rs.getLong(1) - 1;
+          ids[ord] = rs.getLong(2);
+          found[ord] = true;
+        }
+      }
+    }
+    List<String> missingKeys = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (!found[i]) {
+        if (keys[i] == null) {
+          throw new BatonException("bulk enqueue returned no row for a job without idempotency key");
+        }
+        missingKeys.add(keys[i]);
+      }
+    }
+    if (!missingKeys.isEmpty()) {
+      Map<String, Long> byKey = new HashMap<>();
+      try (PreparedStatement ps = c.prepareStatement(getIdsByKeys)) {
+        ps.setArray(1, c.createArrayOf("text", missingKeys.toArray(new String[0])));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            byKey.put(rs.getString(1), rs.getLong(2));
+          }
+        }
+      }
+      for (int i = 0; i < n; i++) {
+        if (!found[i]) {
+          Long id = byKey.get(keys[i]);
+          if (id == null) {
+            throw new BatonException(
+                "cannot enqueue job (idempotency_key="
+                    + keys[i]
+                    + "): the key conflicted but its job was deleted meanwhile; retry the call");
+          }
+          ids[i] = id;
+          existing[i] = true;
+        }
+      }
+    }
+    return new BulkResult(ids, existing);
+  }
+
+  /** Ids per request, in order, and whether each matched an existing job by key. */
+  public record BulkResult(long[] ids, boolean[] existing) {}
+
+  /** Reads one job, or null. */
+  public JobRow get(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(get)) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? JobRow.read(rs, false) : null;
+      }
+    }
+  }
+
+  /** Parameters of a claim. */
+  public record ClaimParams(
+      String queue,
+      int limit,
+      String nodeId,
+      Duration lease,
+      String[] timeoutKinds,
+      Long[] timeoutMillis,
+      Duration defaultTimeout) {}
+
+  /** Claims up to {@code p.limit()} available jobs of one queue, in one autocommit statement. */
+  public List<ClaimedJob> claim(DataSource ds, ClaimParams p) {
+    return Db.inTransaction(
+        ds,
+        "cannot claim jobs (queue=" + p.queue() + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(claim)) {
+            ps.setString(1, p.queue());
+            ps.setInt(2, p.limit());
+            ps.setString(3, p.nodeId());
+            ps.setLong(4, p.lease().toMillis());
+            ps.setArray(5, c.createArrayOf("text", p.timeoutKinds()));
+            ps.setArray(6, c.createArrayOf("int8", p.timeoutMillis()));
+            ps.setLong(7, p.defaultTimeout().toMillis());
+            List<ClaimedJob> out = new ArrayList<>(p.limit());
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(
+                    new ClaimedJob(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getInt(5),
+                        rs.getInt(6),
+                        rs.getLong(7),
+                        rs.getString(8),
+                        rs.getString(9),
+                        instant(rs, 10),
+                        rs.getBoolean(11)));
+              }
+            }
+            return out;
+          }
+        });
+  }
+
+  /**
+   * Writes {@code finishes}, each only if its holder still holds the job. Returns the ids that were
+   * written; the others were fenced off.
+   */
+  public Set<Long> finishIfHeld(DataSource ds, List<Finish> finishes) {
+    if (finishes.isEmpty()) {
+      return Set.of();
+    }
+    boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
+    return Db.inTransaction(
+        ds,
+        "cannot record finished jobs (" + finishes.size() + " jobs)",
+        c -> allPlain ? completeMany(c, finishes) : finishMany(c, finishes));
+  }
+
+  /** Writes one finish on the caller's connection. Returns whether it was written. */
+  public boolean finishIfHeld(Connection c, Finish finish) throws SQLException {
+    List<Finish> one = List.of(finish);
+    return !(finish.isPlainCompletion() ? completeMany(c, one) : finishMany(c, one)).isEmpty();
+  }
+
+  private Set<Long> completeMany(Connection c, List<Finish> finishes) throws SQLException {
+    Long[] ids = new Long[finishes.size()];
+    Long[] fences = new Long[finishes.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = finishes.get(i).id();
+      fences[i] = finishes.get(i).fence();
+    }
+    try (PreparedStatement ps = c.prepareStatement(completeManyIfHeld)) {
+      ps.setArray(1, c.createArrayOf("int8", ids));
+      ps.setArray(2, c.createArrayOf("int8", fences));
+      return readIds(ps, finishes.size());
+    }
+  }
+
+  private Set<Long> finishMany(Connection c, List<Finish> finishes) throws SQLException {
+    int n = finishes.size();
+    Long[] ids = new Long[n];
+    Long[] fences = new Long[n];
+    String[] states = new String[n];
+    Long[] delays = new Long[n];
+    String[] errors = new String[n];
+    Integer[] deltas = new Integer[n];
+    String[] metas = new String[n];
+    for (int i = 0; i < n; i++) {
+      Finish f = finishes.get(i);
+      ids[i] = f.id();
+      fences[i] = f.fence();
+      states[i] = f.state();
+      delays[i] = f.delayMillis();
+      errors[i] = f.errorJson();
+      deltas[i] = f.attemptDelta();
+      metas[i] = f.metadataPatchJson();
+    }
+    try (PreparedStatement ps = c.prepareStatement(finishManyIfHeld)) {
+      ps.setArray(1, c.createArrayOf("int8", ids));
+      ps.setArray(2, c.createArrayOf("int8", fences));
+      ps.setArray(3, c.createArrayOf("text", states));
+      ps.setArray(4, c.createArrayOf("int8", delays));
+      ps.setArray(5, c.createArrayOf("text", errors));
+      ps.setArray(6, c.createArrayOf("int4", deltas));
+      ps.setArray(7, c.createArrayOf("text", metas));
+      ps.setString(8, schema.insertChannel());
+      return readIds(ps, n);
+    }
+  }
+
+  private static Set<Long> readIds(PreparedStatement ps, int expected) throws SQLException {
+    Set<Long> written = new HashSet<>(expected * 2);
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        written.add(rs.getLong(1));
+      }
+    }
+    return written;
+  }
+
+  /** Completes a job on the handler's connection, fence-checked. Returns whether it matched. */
+  public boolean completeIfHeld(Connection c, long id, long fence) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(completeIfHeld)) {
+      ps.setLong(1, id);
+      ps.setLong(2, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** What a heartbeat learned: the jobs still held, and those of them with a cancel request. */
+  public record Heartbeat(Set<Long> held, Set<Long> cancelRequested) {}
+
+  /** Extends the leases of the given jobs to now + {@code lease}, each only while still held. */
+  public Heartbeat heartbeatIfHeld(DataSource ds, long[] ids, long[] fences, Duration lease) {
+    return Db.inTransaction(
+        ds,
+        "cannot extend leases (" + ids.length + " jobs)",
+        c -> {
+          Set<Long> held = new HashSet<>();
+          Set<Long> cancel = new HashSet<>();
+          try (PreparedStatement ps = c.prepareStatement(heartbeatIfHeld)) {
+            ps.setLong(1, lease.toMillis());
+            ps.setArray(2, array(c, ids));
+            ps.setArray(3, array(c, fences));
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                held.add(rs.getLong(1));
+                if (rs.getBoolean(2)) {
+                  cancel.add(rs.getLong(1));
+                }
+              }
+            }
+          }
+          return new Heartbeat(held, cancel);
+        });
+  }
+
+  /**
+   * Moves a held job's lease and deadline to at least now + {@code extra}. Returns the new deadline,
+   * or null if the job is no longer held.
+   */
+  public Instant extendIfHeld(DataSource ds, long id, long fence, Duration extra) {
+    return Db.inTransaction(
+        ds,
+        "cannot extend lease of job (id=" + id + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(extendIfHeld)) {
+            ps.setLong(1, extra.toMillis());
+            ps.setLong(2, extra.toMillis());
+            ps.setLong(3, id);
+            ps.setLong(4, fence);
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? instant(rs, 1) : null;
+            }
+          }
+        });
+  }
+
+  /** A job the rescuer moved: its id, its new state and the node that had held it. */
+  public record Rescued(long id, String state, String attemptedBy) {}
+
+  /** Rescues up to {@code limit} running jobs whose lease expired or deadline passed. */
+  public List<Rescued> rescueExpired(DataSource ds, int limit) {
+    return Db.inTransaction(
+        ds,
+        "cannot rescue expired jobs",
+        c -> {
+          List<Rescued> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(rescueExpired)) {
+            ps.setInt(1, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(new Rescued(rs.getLong(1), rs.getString(2), rs.getString(3)));
+              }
+            }
+          }
+          return out;
+        });
+  }
+
+  /** Makes up to {@code limit} due scheduled or retryable jobs available. Returns how many. */
+  public int scheduleDue(DataSource ds, int limit) {
+    return Db.inTransaction(
+        ds,
+        "cannot schedule due jobs",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(scheduleDue)) {
+            ps.setInt(1, limit);
+            ps.setString(2, schema.insertChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return rs.getInt(1);
+            }
+          }
+        });
+  }
+
+  /**
+   * Cancels a job: a waiting one at once, a running one by flag and NOTIFY to its holder. Returns
+   * the state after the call ({@code cancelled} or {@code running}), or null when the job does not
+   * exist or is final already.
+   */
+  public String cancel(DataSource ds, long id) {
+    return Db.inTransaction(
+        ds,
+        "cannot cancel job (id=" + id + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(cancel)) {
+            ps.setLong(1, id);
+            ps.setString(2, schema.controlChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? rs.getString(1) : null;
+            }
+          }
+        });
+  }
+
+  /** The latest applied migration version of the queue line; throws if the table is missing. */
+  public int schemaVersion(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(schemaVersion);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  private static Array array(Connection c, long[] values) throws SQLException {
+    Long[] boxed = new Long[values.length];
+    for (int i = 0; i < values.length; i++) {
+      boxed[i] = values[i];
+    }
+    return c.createArrayOf("int8", boxed);
+  }
+
+  static void setInstant(PreparedStatement ps, int index, Instant value) throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      ps.setObject(index, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
+    }
+  }
+
+  static Instant instant(ResultSet rs, int column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+}

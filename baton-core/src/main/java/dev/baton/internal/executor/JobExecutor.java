@@ -1,0 +1,407 @@
+package dev.baton.internal.executor;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.CancelJob;
+import dev.baton.JobArgs;
+import dev.baton.RetryPolicy;
+import dev.baton.SnoozeJob;
+import dev.baton.internal.completer.Completer;
+import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.Db;
+import dev.baton.internal.db.Finish;
+import dev.baton.internal.db.JobStore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one claimed job on a worker thread and turns its outcome into a fenced finish.
+ *
+ * <ul>
+ *   <li>returned: completed (or, after a transactional completion, a check that it committed);
+ *   <li>threw: retryable with the retry policy's delay, or discarded at max attempts;
+ *   <li>{@link SnoozeJob}: scheduled after the delay, the attempt given back;
+ *   <li>{@link CancelJob} or a cancel request: cancelled;
+ *   <li>no handler for the kind: retryable (a rolling deploy may bring one);
+ *   <li>args that do not map to the handler's type: discarded (no retry can help);
+ *   <li>stopped by shutdown and gave up: handed back, available again, attempt given back;
+ *   <li>lost to another holder: nothing is written; the result is dropped and counted as fenced.
+ * </ul>
+ *
+ * <p>A handler failure is data: it is recorded on the row and never escapes the worker thread.
+ *
+ * <p>Not public API.
+ */
+public final class JobExecutor {
+  private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
+  private static final int MAX_TRACE_CHARS = 4_000;
+
+  /** What the executor needs from the client. */
+  public record Settings(
+      String schema,
+      String nodeId,
+      Duration defaultTimeout,
+      Duration lease,
+      RetryPolicy retryPolicy) {}
+
+  private final DataSource dataSource;
+  private final JobStore store;
+  private final ObjectMapper mapper;
+  private final Map<String, HandlerEntry<?>> handlers;
+  private final Completer completer;
+  private final HeldJobs held;
+  private final NodeCounters counters;
+  private final ExecutorService workers;
+  private final ScheduledExecutorService timer;
+  private final Settings settings;
+
+  /** An executor running handlers on {@code workers}. */
+  public JobExecutor(
+      DataSource dataSource,
+      JobStore store,
+      ObjectMapper mapper,
+      Map<String, HandlerEntry<?>> handlers,
+      Completer completer,
+      HeldJobs held,
+      NodeCounters counters,
+      ExecutorService workers,
+      ScheduledExecutorService timer,
+      Settings settings) {
+    this.dataSource = dataSource;
+    this.store = store;
+    this.mapper = mapper;
+    this.handlers = handlers;
+    this.completer = completer;
+    this.held = held;
+    this.counters = counters;
+    this.workers = workers;
+    this.timer = timer;
+    this.settings = settings;
+  }
+
+  /** Starts {@code job} on a worker thread. */
+  public void execute(RunningJob job) {
+    workers.execute(() -> run(job));
+  }
+
+  private void run(RunningJob rj) {
+    ClaimedJob job = rj.job();
+    rj.attach(Thread.currentThread());
+    Outcome outcome;
+    JobContextImpl context = null;
+    try {
+      HandlerEntry<?> entry = handlers.get(job.kind());
+      if (job.cancelRequested()) {
+        outcome = Outcome.cancelled("cancelled before it started");
+      } else if (entry == null) {
+        outcome =
+            Outcome.failed(
+                "unknown_kind",
+                "no handler is registered for kind \""
+                    + job.kind()
+                    + "\" on node "
+                    + settings.nodeId()
+                    + "; retrying, as a node with one may be deploying",
+                null);
+      } else {
+        Object args = null;
+        Outcome invalid = null;
+        try {
+          args = mapper.readValue(job.args(), entry.argsType());
+        } catch (Exception e) {
+          invalid =
+              Outcome.discard(
+                  "invalid_args",
+                  "args do not map to "
+                      + entry.argsType().getName()
+                      + " (kind "
+                      + job.kind()
+                      + "): "
+                      + e.getMessage()
+                      + "; discarded, as no retry can fix them");
+        }
+        if (invalid != null) {
+          outcome = invalid;
+        } else {
+          context = new JobContextImpl(rj, this);
+          Instant deadline = rj.deadline();
+          if (deadline == null) {
+            deadline = Instant.now().plus(timeoutOf(entry));
+          }
+          rescheduleTimeout(rj, deadline);
+          outcome = invoke(entry, context, args);
+        }
+      }
+    } catch (Throwable unexpected) {
+      outcome = Outcome.failed(unexpected.getClass().getName(), unexpected.getMessage(), unexpected);
+    } finally {
+      rj.cancelTimeout();
+      rj.detach();
+    }
+    return_(rj, outcome, context);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <A extends JobArgs> Outcome invoke(HandlerEntry<A> entry, JobContextImpl ctx, Object args) {
+    try {
+      entry.handler().work(ctx, (A) args);
+      return Outcome.success();
+    } catch (SnoozeJob s) {
+      return Outcome.snooze(s.delay());
+    } catch (CancelJob c) {
+      return Outcome.cancelled(c.getMessage());
+    } catch (Throwable t) {
+      return Outcome.failed(t.getClass().getName(), t.getMessage(), t);
+    }
+  }
+
+  Duration timeoutOf(HandlerEntry<?> entry) {
+    return entry.timeout() != null ? entry.timeout() : settings.defaultTimeout();
+  }
+
+  /** Turns the outcome into a finish and hands it to the completer; frees the slot. */
+  private void return_(RunningJob rj, Outcome outcome, JobContextImpl context) {
+    rj.markHandlerDone();
+    ClaimedJob job = rj.job();
+    StopReason stop = rj.stopReason();
+    try {
+      if (stop == StopReason.LOST) {
+        counters.fenced.increment();
+        log.warn(
+            "dropped the result of job {} (fence {}): this node lost the job while its handler ran;"
+                + " its new holder's result counts",
+            job.id(),
+            job.fence());
+        held.remove(rj);
+        return;
+      }
+      if (context != null && context.completedInTransaction() && outcome.kind == Kind.SUCCESS) {
+        verifyTransactionalCompletion(rj);
+        return;
+      }
+      Finish finish;
+      LongAdder counter;
+      if (stop == StopReason.SHUTDOWN && outcome.kind != Kind.SUCCESS) {
+        finish = new Finish(job.id(), job.fence(), "available", 0L, null, -1, null);
+        counter = counters.handedBack;
+      } else if (stop == StopReason.CANCELLED && outcome.kind != Kind.SUCCESS
+          || outcome.kind == Kind.CANCELLED) {
+        String reason = outcome.kind == Kind.CANCELLED ? outcome.message : "cancel requested";
+        finish =
+            new Finish(
+                job.id(), job.fence(), "cancelled", null, error(job, "cancelled", reason, null), 0, null);
+        counter = counters.cancelled;
+      } else if (outcome.kind == Kind.SUCCESS) {
+        finish = Finish.completed(job.id(), job.fence());
+        counter = counters.completed;
+      } else if (outcome.kind == Kind.SNOOZE) {
+        long ms = outcome.delay.toMillis();
+        finish =
+            new Finish(
+                job.id(),
+                job.fence(),
+                ms == 0 ? "available" : "scheduled",
+                ms,
+                null,
+                -1,
+                "{\"snoozes\":" + (snoozes(job) + 1) + "}");
+        counter = counters.snoozed;
+      } else {
+        String errorClass = outcome.errorClass;
+        String message = outcome.message;
+        if (stop == StopReason.TIMED_OUT) {
+          errorClass = "timeout";
+          message =
+              "timed out at its deadline "
+                  + rj.deadline()
+                  + " and was interrupted"
+                  + (outcome.message == null ? "" : " (" + outcome.message + ")");
+        }
+        String err = error(job, errorClass, message, outcome.cause);
+        if (outcome.kind == Kind.DISCARD || job.attempt() >= job.maxAttempts()) {
+          finish = new Finish(job.id(), job.fence(), "discarded", null, err, 0, null);
+          counter = counters.discarded;
+        } else {
+          Duration delay = retryDelay(job, outcome.cause);
+          finish = new Finish(job.id(), job.fence(), "retryable", delay.toMillis(), err, 0, null);
+          counter = counters.retried;
+        }
+      }
+      if (log.isDebugEnabled()) {
+        log.debug("job {} (kind {}) finished as {}", job.id(), job.kind(), finish.state());
+      }
+      completer.submit(rj, finish, counter);
+    } catch (InterruptedException e) {
+      // Stopping hard: the job stays running and is rescued when its lease expires.
+      held.remove(rj);
+      Thread.currentThread().interrupt();
+    } finally {
+      rj.releaseSlot();
+    }
+  }
+
+  /**
+   * The handler completed the job in its own transaction and returned. If that transaction did not
+   * commit, the job is still running under this fence: fail the attempt so it is retried. Run on
+   * the worker thread, not batched: it waits for the handler's transaction if that is still open.
+   */
+  private void verifyTransactionalCompletion(RunningJob rj) {
+    ClaimedJob job = rj.job();
+    String err =
+        error(
+            job,
+            "transaction_rolled_back",
+            "the handler completed the job in its transaction and returned, but that transaction"
+                + " did not commit",
+            null);
+    boolean last = job.attempt() >= job.maxAttempts();
+    Finish finish =
+        last
+            ? new Finish(job.id(), job.fence(), "discarded", null, err, 0, null)
+            : new Finish(
+                job.id(), job.fence(), "retryable", retryDelay(job, null).toMillis(), err, 0, null);
+    try {
+      boolean stillRunning =
+          Db.inTransaction(
+              dataSource,
+              "cannot check transactional completion of job (id=" + job.id() + ")",
+              c -> {
+                c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
+                return store.finishIfHeld(c, finish);
+              });
+      if (stillRunning) {
+        (last ? counters.discarded : counters.retried).increment();
+      } else {
+        counters.completed.increment();
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "cannot check whether job {} was completed by its handler's transaction; if not, it is"
+              + " rescued when its lease expires",
+          job.id(),
+          e);
+    } finally {
+      held.remove(rj);
+    }
+  }
+
+  private Duration retryDelay(ClaimedJob job, Throwable cause) {
+    try {
+      Duration d = settings.retryPolicy().nextDelay(job.attempt(), cause);
+      return d == null || d.isNegative() ? Duration.ZERO : d;
+    } catch (RuntimeException e) {
+      log.warn("retry policy failed for job {}; retrying in 1 s", job.id(), e);
+      return Duration.ofSeconds(1);
+    }
+  }
+
+  private int snoozes(ClaimedJob job) {
+    try {
+      return mapper.readTree(job.metadata()).path("snoozes").asInt(0);
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  String error(ClaimedJob job, String errorClass, String message, Throwable cause) {
+    ObjectNode node = mapper.createObjectNode();
+    node.put("attempt", job.attempt());
+    node.put("error", errorClass);
+    node.put("message", message);
+    if (cause != null) {
+      StringWriter sw = new StringWriter();
+      cause.printStackTrace(new PrintWriter(sw));
+      String trace = sw.toString();
+      node.put("trace", trace.length() > MAX_TRACE_CHARS ? trace.substring(0, MAX_TRACE_CHARS) : trace);
+    }
+    return node.toString();
+  }
+
+  // --- for JobContextImpl ---
+
+  ObjectMapper mapper() {
+    return mapper;
+  }
+
+  Settings settings() {
+    return settings;
+  }
+
+  Instant extendIfHeld(RunningJob rj, Duration extra) {
+    return store.extendIfHeld(dataSource, rj.id(), rj.fence(), extra);
+  }
+
+  boolean completeIfHeld(Connection c, RunningJob rj) {
+    try {
+      return store.completeIfHeld(c, rj.id(), rj.fence());
+    } catch (SQLException e) {
+      throw Db.wrap("cannot complete job (id=" + rj.id() + ") in the handler's transaction", e);
+    }
+  }
+
+  /** Sets the attempt's deadline and (re)arms the timer that interrupts the handler at it. */
+  void rescheduleTimeout(RunningJob rj, Instant deadline) {
+    rj.deadline(deadline);
+    long ms = Math.max(0, Duration.between(Instant.now(), deadline).toMillis());
+    ScheduledFuture<?> f =
+        timer.schedule(() -> rj.stop(StopReason.TIMED_OUT), ms, TimeUnit.MILLISECONDS);
+    rj.replaceTimeout(f);
+  }
+
+  private enum Kind {
+    SUCCESS,
+    FAILED,
+    DISCARD,
+    SNOOZE,
+    CANCELLED
+  }
+
+  private static final class Outcome {
+    final Kind kind;
+    final String errorClass;
+    final String message;
+    final Throwable cause;
+    final Duration delay;
+
+    private Outcome(Kind kind, String errorClass, String message, Throwable cause, Duration delay) {
+      this.kind = kind;
+      this.errorClass = errorClass;
+      this.message = message;
+      this.cause = cause;
+      this.delay = delay;
+    }
+
+    static Outcome success() {
+      return new Outcome(Kind.SUCCESS, null, null, null, null);
+    }
+
+    static Outcome snooze(Duration d) {
+      return new Outcome(Kind.SNOOZE, null, null, null, d);
+    }
+
+    static Outcome cancelled(String reason) {
+      return new Outcome(Kind.CANCELLED, "cancelled", reason, null, null);
+    }
+
+    static Outcome failed(String errorClass, String message, Throwable cause) {
+      return new Outcome(Kind.FAILED, errorClass, message, cause, null);
+    }
+
+    static Outcome discard(String errorClass, String message) {
+      return new Outcome(Kind.DISCARD, errorClass, message, null, null);
+    }
+  }
+}

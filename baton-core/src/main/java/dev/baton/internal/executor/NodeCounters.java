@@ -1,0 +1,17 @@
+package dev.baton.internal.executor;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Outcome counters of one node, written from many threads. Not public API. */
+public final class NodeCounters {
+  public final LongAdder claimed = new LongAdder();
+  public final LongAdder completed = new LongAdder();
+  public final LongAdder retried = new LongAdder();
+  public final LongAdder discarded = new LongAdder();
+  public final LongAdder cancelled = new LongAdder();
+  public final LongAdder snoozed = new LongAdder();
+  public final LongAdder fenced = new LongAdder();
+  public final LongAdder leasesLost = new LongAdder();
+  public final LongAdder rescued = new LongAdder();
+  public final LongAdder handedBack = new LongAdder();
+}

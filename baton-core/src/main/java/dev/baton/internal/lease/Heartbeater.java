@@ -1,0 +1,138 @@
+package dev.baton.internal.lease;
+
+import dev.baton.internal.db.JobStore;
+import dev.baton.internal.executor.HeldJobs;
+import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.executor.RunningJob;
+import dev.baton.internal.executor.StopReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Extends the leases of every job this node holds, in one statement per beat, and finds the jobs it
+ * lost.
+ *
+ * <p>One thread, {@code baton-heartbeater}, beats every heartbeat interval (a third of the lease by
+ * default). Each lease is matched on {@code (id, fence, running)}; a held job missing from the
+ * result was lost (rescued after a stall, or cancelled and finalized): its handler is interrupted
+ * and its result will be dropped. A beat also carries cancel requests, for nodes that missed the
+ * NOTIFY. When beats fail (database unreachable), a handler whose lease can no longer be known to
+ * hold is interrupted as lost: another node may already be running its job.
+ *
+ * <p>Not public API.
+ */
+public final class Heartbeater {
+  private static final Logger log = LoggerFactory.getLogger(Heartbeater.class);
+
+  private final DataSource dataSource;
+  private final JobStore store;
+  private final HeldJobs held;
+  private final NodeCounters counters;
+  private final Duration lease;
+  private final Duration interval;
+  private final Thread thread;
+  private volatile boolean running;
+
+  /** A heartbeater; call {@link #start()}. */
+  public Heartbeater(
+      DataSource dataSource,
+      JobStore store,
+      HeldJobs held,
+      NodeCounters counters,
+      Duration lease,
+      Duration interval) {
+    this.dataSource = dataSource;
+    this.store = store;
+    this.held = held;
+    this.counters = counters;
+    this.lease = lease;
+    this.interval = interval;
+    this.thread = new Thread(this::loop, "baton-heartbeater");
+    this.thread.setDaemon(true);
+  }
+
+  /** Starts beating. */
+  public void start() {
+    running = true;
+    thread.start();
+  }
+
+  /** Stops beating and waits for the thread to end. */
+  public void stop() throws InterruptedException {
+    running = false;
+    thread.interrupt();
+    thread.join();
+  }
+
+  private void loop() {
+    while (running) {
+      try {
+        TimeUnit.NANOSECONDS.sleep(interval.toNanos());
+      } catch (InterruptedException e) {
+        if (!running) {
+          return;
+        }
+      }
+      try {
+        beatOnce();
+      } catch (RuntimeException e) {
+        log.warn("cannot extend leases of {} held jobs; retrying next beat", held.size(), e);
+        stopJobsPastKnownLease();
+      }
+    }
+  }
+
+  /** Extends every held lease once. Public for tests. */
+  public void beatOnce() {
+    List<RunningJob> jobs = held.snapshot();
+    if (jobs.isEmpty()) {
+      return;
+    }
+    long[] ids = new long[jobs.size()];
+    long[] fences = new long[jobs.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = jobs.get(i).id();
+      fences[i] = jobs.get(i).fence();
+    }
+    long sentAt = System.nanoTime();
+    JobStore.Heartbeat beat = store.heartbeatIfHeld(dataSource, ids, fences, lease);
+    long knownUntil = sentAt + lease.toNanos();
+    for (RunningJob rj : jobs) {
+      if (beat.held().contains(rj.id())) {
+        rj.leaseKnownUntilNanos(knownUntil);
+        if (beat.cancelRequested().contains(rj.id())) {
+          rj.stop(StopReason.CANCELLED);
+        }
+      } else if (!rj.handlerDone() && held.get(rj.id()) == rj) {
+        // Still running here but no longer ours in the table. A job whose handler is done is left
+        // to the completer, whose fenced write tells the same story.
+        counters.leasesLost.increment();
+        log.warn(
+            "lost job {} (fence {}): it is no longer running under this node's fence; interrupting"
+                + " its handler",
+            rj.id(),
+            rj.fence());
+        rj.stop(StopReason.LOST);
+      }
+    }
+  }
+
+  private void stopJobsPastKnownLease() {
+    long now = System.nanoTime();
+    for (RunningJob rj : held.snapshot()) {
+      if (!rj.handlerDone() && now - rj.leaseKnownUntilNanos() > 0 && rj.stopReason() != StopReason.LOST) {
+        counters.leasesLost.increment();
+        log.warn(
+            "job {} (fence {}): its lease ran out while heartbeats failed; interrupting its handler,"
+                + " as another node may run it now",
+            rj.id(),
+            rj.fence());
+        rj.stop(StopReason.LOST);
+      }
+    }
+  }
+}

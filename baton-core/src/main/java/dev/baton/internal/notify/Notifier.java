@@ -1,0 +1,133 @@
+package dev.baton.internal.notify;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one LISTEN connection of a client and its fan-out.
+ *
+ * <p>One thread, {@code baton-notifier}, holds a connection from the pool for as long as the client
+ * runs, listens on the schema's insert and control channels, and hands each notification to a
+ * callback (wake a producer; interrupt a cancelled job). Notifications are hints: if the connection
+ * breaks, it reconnects with backoff and calls {@code onReconnect} so producers claim at once, and
+ * the fallback poll covers whatever was missed meanwhile.
+ *
+ * <p>Not public API.
+ */
+public final class Notifier {
+  private static final Logger log = LoggerFactory.getLogger(Notifier.class);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+  private final DataSource dataSource;
+  private final String insertChannel;
+  private final String controlChannel;
+  private final Consumer<String> onInsert;
+  private final Consumer<String> onControl;
+  private final Runnable onReconnect;
+  private final Thread thread;
+  private volatile boolean running;
+  private volatile Connection connection;
+
+  /** A notifier; call {@link #start()}. Channel names are validated identifiers. */
+  public Notifier(
+      DataSource dataSource,
+      String insertChannel,
+      String controlChannel,
+      Consumer<String> onInsert,
+      Consumer<String> onControl,
+      Runnable onReconnect) {
+    this.dataSource = dataSource;
+    this.insertChannel = insertChannel;
+    this.controlChannel = controlChannel;
+    this.onInsert = onInsert;
+    this.onControl = onControl;
+    this.onReconnect = onReconnect;
+    this.thread = new Thread(this::loop, "baton-notifier");
+    this.thread.setDaemon(true);
+  }
+
+  /** Starts listening. */
+  public void start() {
+    running = true;
+    thread.start();
+  }
+
+  /** Stops listening, returns the connection to the pool and waits for the thread to end. */
+  public void stop() throws InterruptedException {
+    running = false;
+    thread.interrupt();
+    thread.join();
+  }
+
+  private void loop() {
+    long backoffMillis = 100;
+    boolean first = true;
+    while (running) {
+      try (Connection c = dataSource.getConnection()) {
+        connection = c;
+        if (!c.getAutoCommit()) {
+          c.setAutoCommit(true);
+        }
+        try (Statement st = c.createStatement()) {
+          st.execute("LISTEN \"" + insertChannel + "\"");
+          st.execute("LISTEN \"" + controlChannel + "\"");
+        }
+        if (!first) {
+          log.info("notifier reconnected; claiming at once in case notifications were missed");
+          onReconnect.run();
+        }
+        first = false;
+        backoffMillis = 100;
+        PGConnection pg = c.unwrap(PGConnection.class);
+        while (running) {
+          PGNotification[] batch = pg.getNotifications(500);
+          if (batch == null) {
+            continue;
+          }
+          for (PGNotification n : batch) {
+            dispatch(n);
+          }
+        }
+        try (Statement st = c.createStatement()) {
+          st.execute("UNLISTEN *");
+        }
+      } catch (SQLException | RuntimeException e) {
+        if (!running) {
+          return;
+        }
+        first = false;
+        log.warn("LISTEN connection failed; reconnecting in {} ms (polling meanwhile)", backoffMillis, e);
+        try {
+          Thread.sleep(backoffMillis);
+        } catch (InterruptedException ie) {
+          if (!running) {
+            return;
+          }
+        }
+        backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
+      } finally {
+        connection = null;
+      }
+    }
+  }
+
+  private void dispatch(PGNotification n) {
+    try {
+      if (insertChannel.equals(n.getName())) {
+        onInsert.accept(n.getParameter());
+      } else if (controlChannel.equals(n.getName())) {
+        onControl.accept(n.getParameter());
+      }
+    } catch (RuntimeException e) {
+      log.warn("cannot handle notification on {}: {}", n.getName(), n.getParameter(), e);
+    }
+  }
+}

@@ -1,0 +1,190 @@
+package dev.baton.internal.producer;
+
+import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.JobStore;
+import dev.baton.internal.executor.HeldJobs;
+import dev.baton.internal.executor.JobExecutor;
+import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.executor.RunningJob;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims jobs of one queue into this node's free slots and hands them to the executor.
+ *
+ * <p>One thread, {@code baton-producer-<queue>}, sleeps until woken (a NOTIFY for its queue, a
+ * local enqueue, a slot freed after a full claim) or until the jittered poll interval passes, then
+ * claims as many jobs as it has free slots with one autocommit statement. A claim that filled every
+ * free slot is followed by another as soon as a slot frees; a short claim means the queue is
+ * drained and the producer sleeps. Never more than the queue's concurrency is in flight; the
+ * connection is back in the pool before any handler starts.
+ *
+ * <p>Not public API.
+ */
+public final class Producer {
+  private static final Logger log = LoggerFactory.getLogger(Producer.class);
+
+  /** What a producer needs to claim. */
+  public record Settings(
+      String queue,
+      int concurrency,
+      String nodeId,
+      Duration lease,
+      Duration pollInterval,
+      String[] timeoutKinds,
+      Long[] timeoutMillis,
+      Duration defaultTimeout) {}
+
+  private final DataSource dataSource;
+  private final JobStore store;
+  private final JobExecutor executor;
+  private final HeldJobs held;
+  private final NodeCounters counters;
+  private final Settings settings;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+  private final Thread thread;
+  private boolean wakeRequested; // guarded by lock
+  private volatile boolean running;
+  private volatile boolean slotsWereFull;
+
+  /** A producer for one queue; call {@link #start()}. */
+  public Producer(
+      DataSource dataSource,
+      JobStore store,
+      JobExecutor executor,
+      HeldJobs held,
+      NodeCounters counters,
+      Settings settings) {
+    this.dataSource = dataSource;
+    this.store = store;
+    this.executor = executor;
+    this.held = held;
+    this.counters = counters;
+    this.settings = settings;
+    this.thread = new Thread(this::loop, "baton-producer-" + settings.queue());
+    this.thread.setDaemon(true);
+  }
+
+  /** The queue this producer claims from. */
+  public String queue() {
+    return settings.queue();
+  }
+
+  /** Jobs of this queue claimed and not yet finished by their handlers. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  /** Starts claiming, with a first claim at once. */
+  public void start() {
+    running = true;
+    wakeRequested = true;
+    thread.start();
+  }
+
+  /** Asks for a claim now (there may be new jobs). Cheap; safe from any thread. */
+  public void wake() {
+    lock.lock();
+    try {
+      wakeRequested = true;
+      wake.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Stops claiming and waits for the claim loop to end; running jobs are not touched. */
+  public void stop() throws InterruptedException {
+    running = false;
+    wake();
+    thread.join();
+  }
+
+  private void release() {
+    inFlight.decrementAndGet();
+    if (slotsWereFull) {
+      wake();
+    }
+  }
+
+  private void loop() {
+    Duration backoff = Duration.ZERO;
+    while (running) {
+      try {
+        awaitWake(backoff.isZero() ? jittered(settings.pollInterval()) : backoff);
+        if (!running) {
+          return;
+        }
+        fill();
+        backoff = Duration.ZERO;
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        backoff = settings.pollInterval();
+        log.warn(
+            "cannot claim jobs of queue {}; retrying in {} ms", settings.queue(), backoff.toMillis(), e);
+      }
+    }
+  }
+
+  private void fill() {
+    while (running) {
+      // Set before reading the count, so a slot freed right after the read still wakes us.
+      slotsWereFull = true;
+      int free = settings.concurrency() - inFlight.get();
+      if (free <= 0) {
+        return;
+      }
+      List<ClaimedJob> claimed =
+          store.claim(
+              dataSource,
+              new JobStore.ClaimParams(
+                  settings.queue(),
+                  free,
+                  settings.nodeId(),
+                  settings.lease(),
+                  settings.timeoutKinds(),
+                  settings.timeoutMillis(),
+                  settings.defaultTimeout()));
+      long leaseUntil = System.nanoTime() + settings.lease().toNanos();
+      for (ClaimedJob job : claimed) {
+        inFlight.incrementAndGet();
+        RunningJob rj = new RunningJob(job, this::release, leaseUntil);
+        held.add(rj);
+        counters.claimed.increment();
+        executor.execute(rj);
+      }
+      if (claimed.size() < free) {
+        slotsWereFull = false; // drained: new jobs announce themselves by NOTIFY or the poll
+        return;
+      }
+    }
+  }
+
+  private void awaitWake(Duration timeout) throws InterruptedException {
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (!wakeRequested && running && nanos > 0) {
+        nanos = wake.awaitNanos(nanos);
+      }
+      wakeRequested = false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static Duration jittered(Duration d) {
+    double f = 0.9 + 0.2 * ThreadLocalRandom.current().nextDouble();
+    return Duration.ofNanos((long) (d.toNanos() * f));
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The per-queue claim loop and its slot accounting. Not public API.
+ *
+ * <p>States of a slot: free, then claimed (the job is running under this node's lease and fence),
+ * then free again when the handler returns; the job's finish is written later by the completer,
+ * while the job stays held and heartbeated.
+ */
+package dev.baton.internal.producer;

@@ -1,0 +1,208 @@
+package dev.baton.migrate;
+
+import dev.baton.BatonException;
+import dev.baton.internal.db.Db;
+import dev.baton.internal.db.MigrationStore;
+import dev.baton.internal.db.SchemaName;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Creates and upgrades Baton's tables from numbered SQL scripts shipped in the jar.
+ *
+ * <p>Each call runs in one transaction holding an advisory lock on the schema, so migrators started
+ * by several nodes at once apply each version exactly once; a failed script leaves nothing behind.
+ * Applied versions are recorded in {@code <schema>.migration}. Only the migrator needs DDL rights; a
+ * running client needs DML on the tables, USAGE on the sequence and LISTEN (see the README's
+ * "Least privilege").
+ *
+ * <p>Teams using Flyway or Liquibase take the SQL from {@link #print()} instead.
+ */
+public final class Migrator {
+
+  /** The latest version of the queue tables this library needs. */
+  public static final int QUEUE_VERSION = 1;
+
+  private record Migration(int version, String name) {}
+
+  private static final List<Migration> QUEUE = List.of(new Migration(1, "job"));
+  private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
+
+  private final DataSource dataSource;
+  private final SchemaName schema;
+  private final MigrationStore store;
+  private final String line;
+  private final String resourceDir;
+  private final List<Migration> migrations;
+
+  /**
+   * A migrator of the job queue's tables in {@code schema}.
+   *
+   * @throws dev.baton.InvalidConfigException if the schema name is not valid
+   */
+  public Migrator(DataSource dataSource, String schema) {
+    this(dataSource, schema, "queue", "/dev/baton/migrate/", QUEUE);
+  }
+
+  private Migrator(
+      DataSource dataSource,
+      String schema,
+      String line,
+      String resourceDir,
+      List<Migration> migrations) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = SchemaName.of(schema);
+    this.store = new MigrationStore(this.schema);
+    this.line = line;
+    this.resourceDir = resourceDir;
+    this.migrations = migrations;
+  }
+
+  /** A migrator of the receiver-side inbox table ({@link dev.baton.inbox.Inbox}) in {@code schema}. */
+  public static Migrator forInbox(DataSource dataSource, String schema) {
+    return new Migrator(dataSource, schema, "inbox", "/dev/baton/inbox/", INBOX);
+  }
+
+  /** The latest version this library ships. */
+  public int latestVersion() {
+    return migrations.get(migrations.size() - 1).version();
+  }
+
+  /** The latest applied version; 0 when none. */
+  public int currentVersion() {
+    return Db.inTransaction(
+        dataSource,
+        "cannot read migration version (schema=" + schema + ")",
+        c -> {
+          if (!store.tableExists(c)) {
+            return 0;
+          }
+          List<Integer> applied = store.applied(c, line);
+          return applied.isEmpty() ? 0 : applied.get(applied.size() - 1);
+        });
+  }
+
+  /** Applies every pending version. Returns the versions applied by this call, ascending. */
+  public List<Integer> up() {
+    return up(latestVersion());
+  }
+
+  /** Applies pending versions up to {@code target}. Returns the versions applied, ascending. */
+  public List<Integer> up(int target) {
+    requireKnown(target);
+    return inLockedTransaction(
+        "cannot migrate up (schema=" + schema + ", line=" + line + ")",
+        c -> {
+          store.bootstrap(c);
+          List<Integer> applied = store.applied(c, line);
+          List<Integer> done = new ArrayList<>();
+          for (Migration m : migrations) {
+            if (m.version() <= target && !applied.contains(m.version())) {
+              store.execute(c, schema.expand(read(m, false)));
+              store.record(c, line, m.version(), m.name());
+              done.add(m.version());
+            }
+          }
+          return done;
+        });
+  }
+
+  /** Reverts the latest applied version. Returns the versions reverted (none if none applied). */
+  public List<Integer> down() {
+    int current = currentVersion();
+    return current == 0 ? List.of() : down(current - 1);
+  }
+
+  /**
+   * Reverts applied versions above {@code target}, newest first; {@code down(0)} drops every table
+   * of this line with all its jobs. Returns the versions reverted.
+   */
+  public List<Integer> down(int target) {
+    if (target < 0 || target > latestVersion()) {
+      throw new IllegalArgumentException(
+          "cannot migrate down: target must be 0.." + latestVersion() + ", got " + target);
+    }
+    return inLockedTransaction(
+        "cannot migrate down (schema=" + schema + ", line=" + line + ")",
+        c -> {
+          if (!store.tableExists(c)) {
+            return List.of();
+          }
+          List<Integer> applied = store.applied(c, line);
+          List<Integer> done = new ArrayList<>();
+          for (int i = migrations.size() - 1; i >= 0; i--) {
+            Migration m = migrations.get(i);
+            if (m.version() > target && applied.contains(m.version())) {
+              store.execute(c, schema.expand(read(m, true)));
+              store.unrecord(c, line, m.version());
+              done.add(m.version());
+            }
+          }
+          return done;
+        });
+  }
+
+  /**
+   * The SQL of every version, as one script: creating the schema and bookkeeping table, each
+   * migration, and the rows that record it, so a client finds the schema ready. For teams that
+   * apply migrations with their own tool.
+   */
+  public String print() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("-- Baton ").append(line).append(" migrations for schema ").append(schema).append('\n');
+    sb.append(store.bootstrapSql()).append('\n');
+    for (Migration m : migrations) {
+      sb.append("-- version ").append(m.version()).append(": ").append(m.name()).append('\n');
+      sb.append(schema.expand(read(m, false)).strip()).append('\n');
+      sb.append(store.recordSql(line, m.version(), m.name())).append('\n');
+    }
+    return sb.toString();
+  }
+
+  private void requireKnown(int target) {
+    if (target < 1 || target > latestVersion()) {
+      throw new IllegalArgumentException(
+          "cannot migrate up: target must be 1.." + latestVersion() + ", got " + target);
+    }
+  }
+
+  private <T> T inLockedTransaction(String what, Db.ConnectionWork<T> work) {
+    return Db.inTransaction(
+        dataSource,
+        what,
+        c -> {
+          boolean autoCommit = c.getAutoCommit();
+          c.setAutoCommit(false);
+          try {
+            store.lock(c);
+            T result = work.run(c);
+            c.commit();
+            return result;
+          } catch (Exception e) {
+            c.rollback();
+            throw e;
+          } finally {
+            c.setAutoCommit(autoCommit);
+          }
+        });
+  }
+
+  private String read(Migration m, boolean down) {
+    String file =
+        resourceDir
+            + String.format("V%03d__%s%s.sql", m.version(), m.name(), down ? ".down" : "");
+    try (InputStream in = Migrator.class.getResourceAsStream(file)) {
+      if (in == null) {
+        throw new BatonException("migration script missing from the jar: " + file);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new BatonException("cannot read migration script " + file, e);
+    }
+  }
+}

@@ -1,0 +1,2 @@
+-- Reverts inbox version 1.
+DROP TABLE IF EXISTS ${schema}.inbox;
