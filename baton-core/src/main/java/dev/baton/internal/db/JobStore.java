@@ -71,9 +71,10 @@ public final class JobStore {
         ORDER BY r.ord
       ),
       ins AS (
-        INSERT INTO %1$s.job OVERRIDING SYSTEM VALUE
+        INSERT INTO %1$s.job
           (id, queue, kind, args, state, priority, max_attempts, scheduled_at, idempotency_key,
            metadata)
+        OVERRIDING SYSTEM VALUE
         SELECT id, queue, kind, args::jsonb,
                CASE WHEN run_at IS NULL OR run_at <= now() THEN 'available' ELSE 'scheduled' END,
                priority, max_attempts, coalesce(run_at, now()), idempotency_key, metadata::jsonb

@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 final class JobContextImpl implements JobContext {
   private final RunningJob rj;
   private final JobExecutor executor;
-  private volatile boolean completedInTransaction;
   private volatile JsonNode metadata; // parsed lazily; a race only parses twice
 
   JobContextImpl(RunningJob rj, JobExecutor executor) {
@@ -110,11 +109,7 @@ final class JobContextImpl implements JobContext {
     if (!executor.completeIfHeld(connection, rj)) {
       throw new LostBatonException(rj.id(), rj.fence());
     }
-    completedInTransaction = true;
-  }
-
-  boolean completedInTransaction() {
-    return completedInTransaction;
+    rj.markCompletedInTransaction();
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.Finish;
+import dev.baton.internal.db.JobRow;
 import dev.baton.internal.db.JobStore;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -101,7 +102,6 @@ public final class JobExecutor {
     ClaimedJob job = rj.job();
     rj.attach(Thread.currentThread());
     Outcome outcome;
-    JobContextImpl context = null;
     try {
       HandlerEntry<?> entry = handlers.get(job.kind());
       if (job.cancelRequested()) {
@@ -136,7 +136,7 @@ public final class JobExecutor {
         if (invalid != null) {
           outcome = invalid;
         } else {
-          context = new JobContextImpl(rj, this);
+          JobContextImpl context = new JobContextImpl(rj, this);
           Instant deadline = rj.deadline();
           if (deadline == null) {
             deadline = Instant.now().plus(timeoutOf(entry));
@@ -151,7 +151,7 @@ public final class JobExecutor {
       rj.cancelTimeout();
       rj.detach();
     }
-    return_(rj, outcome, context);
+    return_(rj, outcome);
   }
 
   @SuppressWarnings("unchecked")
@@ -173,11 +173,15 @@ public final class JobExecutor {
   }
 
   /** Turns the outcome into a finish and hands it to the completer; frees the slot. */
-  private void return_(RunningJob rj, Outcome outcome, JobContextImpl context) {
+  private void return_(RunningJob rj, Outcome outcome) {
     rj.markHandlerDone();
     ClaimedJob job = rj.job();
     StopReason stop = rj.stopReason();
     try {
+      if (rj.completedInTransaction() && outcome.kind == Kind.SUCCESS) {
+        verifyTransactionalCompletion(rj);
+        return;
+      }
       if (stop == StopReason.LOST) {
         counters.fenced.increment();
         log.warn(
@@ -186,10 +190,6 @@ public final class JobExecutor {
             job.id(),
             job.fence());
         held.remove(rj);
-        return;
-      }
-      if (context != null && context.completedInTransaction() && outcome.kind == Kind.SUCCESS) {
-        verifyTransactionalCompletion(rj);
         return;
       }
       Finish finish;
@@ -274,18 +274,26 @@ public final class JobExecutor {
             : new Finish(
                 job.id(), job.fence(), "retryable", retryDelay(job, null).toMillis(), err, 0, null);
     try {
-      boolean stillRunning =
+      JobRow after =
           Db.inTransaction(
               dataSource,
               "cannot check transactional completion of job (id=" + job.id() + ")",
               c -> {
                 c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
-                return store.finishIfHeld(c, finish);
+                return store.finishIfHeld(c, finish) ? null : store.get(c, job.id());
               });
-      if (stillRunning) {
+      if (after == null) {
         (last ? counters.discarded : counters.retried).increment();
-      } else {
+      } else if ("completed".equals(after.state()) && after.fence() == job.fence()) {
         counters.completed.increment();
+      } else {
+        counters.fenced.increment();
+        log.warn(
+            "job {} (fence {}) was not completed by its handler's transaction and now belongs to"
+                + " fence {}; this holder's result is dropped",
+            job.id(),
+            job.fence(),
+            after.fence());
       }
     } catch (RuntimeException e) {
       log.warn(

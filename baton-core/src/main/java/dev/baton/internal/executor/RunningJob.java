@@ -23,6 +23,7 @@ public final class RunningJob {
   private Thread thread;
   private StopReason stopReason;
   private volatile boolean handlerDone;
+  private volatile boolean completedInTransaction;
   private volatile Instant deadline;
   private volatile long leaseKnownUntilNanos;
   private ScheduledFuture<?> timeout;
@@ -104,6 +105,18 @@ public final class RunningJob {
   /** Whether the handler has returned (its finish may still be waiting to be written). */
   public boolean handlerDone() {
     return handlerDone;
+  }
+
+  /**
+   * Whether the handler completed the job in its own transaction: the row may then be {@code
+   * completed} before the handler returns, which is not a lost job.
+   */
+  public boolean completedInTransaction() {
+    return completedInTransaction;
+  }
+
+  void markCompletedInTransaction() {
+    completedInTransaction = true;
   }
 
   void markHandlerDone() {
