@@ -89,6 +89,17 @@ public final class TestDatabase {
     return pool(jdbcUrl, size, "baton-test");
   }
 
+  /** A pool whose connections show {@code applicationName} in pg_stat_activity. */
+  public HikariDataSource dataSource(int size, String applicationName) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(jdbcUrl);
+    cfg.setMaximumPoolSize(size);
+    cfg.setMinimumIdle(0);
+    cfg.setPoolName(applicationName);
+    cfg.addDataSourceProperty("ApplicationName", applicationName);
+    return new HikariDataSource(cfg);
+  }
+
   /** A small shared pool for test bookkeeping queries. */
   public DataSource admin() {
     return admin;
