@@ -26,7 +26,7 @@ public final class TestDatabase {
   private TestDatabase(String jdbcUrl, EmbeddedPostgres embedded) {
     this.jdbcUrl = jdbcUrl;
     this.embedded = embedded;
-    this.admin = pool(jdbcUrl, 4, "baton-test-admin");
+    this.admin = pool(jdbcUrl, 4, "test-admin");
   }
 
   /** The server, started on first use. */
@@ -86,7 +86,7 @@ public final class TestDatabase {
 
   /** A connection pool of {@code size} connections. Close it when done. */
   public HikariDataSource dataSource(int size) {
-    return pool(jdbcUrl, size, "baton-test");
+    return pool(jdbcUrl, size, "test-pool");
   }
 
   /** A pool whose connections show {@code applicationName} in pg_stat_activity. */
