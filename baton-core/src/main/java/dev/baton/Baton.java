@@ -98,13 +98,14 @@ public final class Baton implements AutoCloseable {
       };
   private final ReentrantLock lifecycleLock = new ReentrantLock();
   private Lifecycle lifecycle = Lifecycle.NEW; // guarded by lifecycleLock
-  private final Map<String, Producer> producers = new LinkedHashMap<>();
+  private final Map<String, Producer> producers = new java.util.concurrent.ConcurrentHashMap<>();
   private ExecutorService workers;
   private ScheduledExecutorService timer;
   private ScheduledExecutorService maintenance;
   private Completer completer;
   private Heartbeater heartbeater;
   private Notifier notifier;
+  private JobExecutor executor;
 
   private Baton(Builder b) {
     this.dataSource = b.dataSource;
@@ -439,7 +440,7 @@ public final class Baton implements AutoCloseable {
         timeoutMillis.add(h.timeout().toMillis());
       }
     }
-    JobExecutor executor =
+    executor =
         new JobExecutor(
             dataSource,
             store,
@@ -590,9 +591,10 @@ public final class Baton implements AutoCloseable {
     stop();
   }
 
+  /** Waits until every execution has returned and queued its finish. */
   private boolean awaitHandlers(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (held.running() > 0) {
+    while (executor != null && executor.active() > 0) {
       if (System.nanoTime() - deadline > 0) {
         return false;
       }

@@ -58,7 +58,7 @@ class OldFenceChangesNothingTest {
       JobStore.Heartbeat beat =
           store.heartbeatIfHeld(f.dataSource(), new long[] {id}, new long[] {a}, Duration.ofHours(1));
       assertThat(beat.held()).isEmpty();
-      assertThat(store.extendIfHeld(f.dataSource(), id, a, Duration.ofHours(1))).isNull();
+      assertThat(store.extendIfHeld(f.dataSource(), id, a, Duration.ofHours(1), Duration.ZERO)).isNull();
       try (Connection c = f.dataSource().getConnection()) {
         c.setAutoCommit(false);
         assertThat(store.completeIfHeld(c, id, a)).isFalse();

@@ -105,7 +105,6 @@ public final class Completer {
           queue.drainTo(batch, batchSize - 1);
         }
         write(batch);
-        batch.clear();
         backoffMillis = 50;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -133,18 +132,41 @@ public final class Completer {
     }
   }
 
+  /**
+   * Writes {@code batch}, removing each part from it once written, so a failure part-way retries
+   * only what was not written (a written completion retried would match no row and be miscounted
+   * as fenced).
+   */
   private void write(List<Pending> batch) {
     // Plain completions take a cheaper statement; write them apart from the rest.
-    List<Finish> plain = new ArrayList<>(batch.size());
-    List<Finish> other = new ArrayList<>();
+    List<Pending> plain = new ArrayList<>(batch.size());
+    List<Pending> other = new ArrayList<>();
     for (Pending p : batch) {
-      (p.finish().isPlainCompletion() ? plain : other).add(p.finish());
+      (p.finish().isPlainCompletion() ? plain : other).add(p);
     }
-    Set<Long> written = store.finishIfHeld(dataSource, plain);
-    Set<Long> writtenOther = store.finishIfHeld(dataSource, other);
-    for (Pending p : batch) {
+    if (!plain.isEmpty()) {
+      settle(plain, store.finishIfHeld(dataSource, finishes(plain)));
+      batch.clear();
+      batch.addAll(other);
+    }
+    if (!other.isEmpty()) {
+      settle(other, store.finishIfHeld(dataSource, finishes(other)));
+    }
+    batch.clear();
+  }
+
+  private static List<Finish> finishes(List<Pending> pending) {
+    List<Finish> out = new ArrayList<>(pending.size());
+    for (Pending p : pending) {
+      out.add(p.finish());
+    }
+    return out;
+  }
+
+  private void settle(List<Pending> pending, Set<Long> written) {
+    for (Pending p : pending) {
       long id = p.job().id();
-      if (written.contains(id) || writtenOther.contains(id)) {
+      if (written.contains(id)) {
         p.onWritten().increment();
       } else {
         counters.fenced.increment();

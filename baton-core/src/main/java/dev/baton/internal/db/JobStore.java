@@ -109,9 +109,11 @@ public final class JobStore {
           attempted_at = now(),
           attempted_by = ?,
           lease_expires_at = now() + ? * interval '1 millisecond',
-          deadline_at = now() + coalesce(
+          -- the kind's timeout plus a grace of one lease: the holder interrupts its handler at
+          -- the timeout itself; the rescuer acts on the deadline only if the holder did not
+          deadline_at = now() + (coalesce(
               (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
-              ?) * interval '1 millisecond',
+              ?) + ?) * interval '1 millisecond',
           fence = nextval('%1$s.job_fence_seq')
       FROM picked
       WHERE j.id = picked.id
@@ -183,7 +185,7 @@ public final class JobStore {
       SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond'),
           deadline_at = greatest(deadline_at, now() + ? * interval '1 millisecond')
       WHERE id = ? AND fence = ? AND state = 'running'
-      RETURNING deadline_at
+      RETURNING deadline_at - ? * interval '1 millisecond'
       """;
 
   // Rescue: running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to
@@ -488,6 +490,7 @@ public final class JobStore {
             ps.setArray(5, c.createArrayOf("text", p.timeoutKinds()));
             ps.setArray(6, c.createArrayOf("int8", p.timeoutMillis()));
             ps.setLong(7, p.defaultTimeout().toMillis());
+            ps.setLong(8, p.lease().toMillis());
             List<ClaimedJob> out = new ArrayList<>(p.limit());
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
@@ -626,19 +629,22 @@ public final class JobStore {
   }
 
   /**
-   * Moves a held job's lease and deadline to at least now + {@code extra}. Returns the new deadline,
-   * or null if the job is no longer held.
+   * Moves a held job's lease to at least now + {@code extra} and its deadline to at least now +
+   * {@code extra} + {@code deadlineGrace}. Returns the holder's new deadline (the stored one less
+   * the grace), or null if the job is no longer held.
    */
-  public Instant extendIfHeld(DataSource ds, long id, long fence, Duration extra) {
+  public Instant extendIfHeld(
+      DataSource ds, long id, long fence, Duration extra, Duration deadlineGrace) {
     return Db.inTransaction(
         ds,
         "cannot extend lease of job (id=" + id + ")",
         c -> {
           try (PreparedStatement ps = c.prepareStatement(extendIfHeld)) {
             ps.setLong(1, extra.toMillis());
-            ps.setLong(2, extra.toMillis());
+            ps.setLong(2, extra.plus(deadlineGrace).toMillis());
             ps.setLong(3, id);
             ps.setLong(4, fence);
+            ps.setLong(5, deadlineGrace.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next() ? instant(rs, 1) : null;
             }

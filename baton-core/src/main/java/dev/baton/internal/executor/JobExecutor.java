@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -68,6 +69,7 @@ public final class JobExecutor {
   private final ExecutorService workers;
   private final ScheduledExecutorService timer;
   private final Settings settings;
+  private final AtomicInteger active = new AtomicInteger();
 
   /** An executor running handlers on {@code workers}. */
   public JobExecutor(
@@ -95,7 +97,28 @@ public final class JobExecutor {
 
   /** Starts {@code job} on a worker thread. */
   public void execute(RunningJob job) {
-    workers.execute(() -> run(job));
+    active.incrementAndGet();
+    try {
+      workers.execute(
+          () -> {
+            try {
+              run(job);
+            } finally {
+              active.decrementAndGet();
+            }
+          });
+    } catch (RuntimeException e) {
+      active.decrementAndGet();
+      throw e;
+    }
+  }
+
+  /**
+   * Executions started and not yet over: an execution is over once its finish is queued for the
+   * completer (or written, or dropped), which is later than its handler returning.
+   */
+  public int active() {
+    return active.get();
   }
 
   private void run(RunningJob rj) {
@@ -349,7 +372,7 @@ public final class JobExecutor {
   }
 
   Instant extendIfHeld(RunningJob rj, Duration extra) {
-    return store.extendIfHeld(dataSource, rj.id(), rj.fence(), extra);
+    return store.extendIfHeld(dataSource, rj.id(), rj.fence(), extra, settings.lease());
   }
 
   boolean completeIfHeld(Connection c, RunningJob rj) {

@@ -1,6 +1,7 @@
 package dev.baton.internal.executor;
 
 import dev.baton.internal.db.ClaimedJob;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,11 +29,16 @@ public final class RunningJob {
   private volatile long leaseKnownUntilNanos;
   private ScheduledFuture<?> timeout;
 
-  /** Tracks {@code job}; {@code releaseSlot} gives its producer slot back once. */
-  public RunningJob(ClaimedJob job, Runnable releaseSlot, long leaseKnownUntilNanos) {
+  /**
+   * Tracks {@code job}; {@code releaseSlot} gives its producer slot back once. The holder's
+   * deadline is the stored one less {@code deadlineGrace}: the holder acts at its timeout, the
+   * rescuer only a grace later.
+   */
+  public RunningJob(
+      ClaimedJob job, Runnable releaseSlot, long leaseKnownUntilNanos, Duration deadlineGrace) {
     this.job = job;
     this.releaseSlot = releaseSlot;
-    this.deadline = job.deadlineAt();
+    this.deadline = job.deadlineAt() == null ? null : job.deadlineAt().minus(deadlineGrace);
     this.leaseKnownUntilNanos = leaseKnownUntilNanos;
   }
 

@@ -34,7 +34,6 @@ public final class Notifier {
   private final Runnable onReconnect;
   private final Thread thread;
   private volatile boolean running;
-  private volatile Connection connection;
 
   /** A notifier; call {@link #start()}. Channel names are validated identifiers. */
   public Notifier(
@@ -72,7 +71,6 @@ public final class Notifier {
     boolean first = true;
     while (running) {
       try (Connection c = dataSource.getConnection()) {
-        connection = c;
         if (!c.getAutoCommit()) {
           c.setAutoCommit(true);
         }
@@ -113,8 +111,6 @@ public final class Notifier {
           }
         }
         backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF.toMillis());
-      } finally {
-        connection = null;
       }
     }
   }

@@ -144,6 +144,7 @@ public final class Producer {
       if (free <= 0) {
         return;
       }
+      long leaseUntil = System.nanoTime() + settings.lease().toNanos(); // before: a safe bound
       List<ClaimedJob> claimed =
           store.claim(
               dataSource,
@@ -155,10 +156,9 @@ public final class Producer {
                   settings.timeoutKinds(),
                   settings.timeoutMillis(),
                   settings.defaultTimeout()));
-      long leaseUntil = System.nanoTime() + settings.lease().toNanos();
       for (ClaimedJob job : claimed) {
         inFlight.incrementAndGet();
-        RunningJob rj = new RunningJob(job, this::release, leaseUntil);
+        RunningJob rj = new RunningJob(job, this::release, leaseUntil, settings.lease());
         held.add(rj);
         counters.claimed.increment();
         executor.execute(rj);

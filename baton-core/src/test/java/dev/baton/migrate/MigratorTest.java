@@ -1,0 +1,188 @@
+package dev.baton.migrate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.Baton;
+import dev.baton.BatonConfig;
+import dev.baton.InvalidConfigException;
+import dev.baton.JobArgs;
+import dev.baton.SchemaNotMigratedException;
+import dev.baton.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class MigratorTest {
+  private static final TestDatabase DB = TestDatabase.get();
+  private static HikariDataSource ds;
+
+  record Ping(int n) implements JobArgs {}
+
+  @BeforeAll
+  static void pool() {
+    ds = DB.dataSource(10);
+  }
+
+  @AfterAll
+  static void closePool() {
+    ds.close();
+  }
+
+  @Test
+  void upAppliesVersionOneOnceAndASecondUpAppliesNothing() {
+    String schema = DB.newSchemaName();
+    Migrator migrator = new Migrator(ds, schema);
+    assertThat(migrator.currentVersion()).isZero();
+
+    assertThat(migrator.up()).containsExactly(1);
+    assertThat(migrator.currentVersion()).isEqualTo(1);
+    assertThat(migrator.up()).isEmpty();
+    assertThat(new Migrator(ds, schema).up()).isEmpty();
+
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(1);
+    assertThat(tableExists(schema, "job")).isTrue();
+  }
+
+  @Test
+  void concurrentUpsOnAFreshSchemaApplyVersionOneExactlyOnce() throws Exception {
+    String schema = DB.newSchemaName();
+    int threads = 8;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<List<Integer>>> results = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        results.add(
+            pool.submit(
+                () -> {
+                  Migrator m = new Migrator(ds, schema);
+                  start.await(10, TimeUnit.SECONDS);
+                  return m.up();
+                }));
+      }
+      List<List<Integer>> applied = new ArrayList<>();
+      for (Future<List<Integer>> f : results) {
+        applied.add(f.get(30, TimeUnit.SECONDS)); // throws if any up() failed
+      }
+      assertThat(applied).filteredOn(a -> a.equals(List.of(1))).hasSize(1);
+      assertThat(applied).filteredOn(List::isEmpty).hasSize(threads - 1);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(1);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(1);
+  }
+
+  @Test
+  void downDropsTheJobTableAndItsBookkeepingRow() {
+    String schema = DB.newSchemaName();
+    Migrator migrator = new Migrator(ds, schema);
+    migrator.up();
+
+    assertThat(migrator.down()).containsExactly(1);
+
+    assertThat(tableExists(schema, "job")).isFalse();
+    assertThat(tableExists(schema, "job_fence_seq")).isFalse();
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isZero();
+    assertThat(migrator.currentVersion()).isZero();
+    assertThat(migrator.down()).isEmpty();
+    // and the schema can be migrated again
+    assertThat(migrator.up()).containsExactly(1);
+  }
+
+  @Test
+  void printedScriptRunAsOneScriptYieldsASchemaAClientCanStartOn() throws Exception {
+    String schema = DB.newSchemaName();
+    String script = new Migrator(ds, schema).print();
+    assertThat(script).contains("CREATE TABLE").contains("\"" + schema + "\".job");
+    assertThat(script).doesNotContain("${schema}");
+
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(script);
+    }
+
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(1);
+    assertThat(new Migrator(ds, schema).up()).as("nothing left to apply").isEmpty();
+    try (Baton baton =
+        Baton.builder(ds)
+            .config(BatonConfig.builder().schema(schema).queue("default", 1).build())
+            .handler(Ping.class, (ctx, args) -> {})
+            .build()) {
+      baton.start();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"Bad-Name", "x; drop table", "Baton", "1abc", "", "a\"b"})
+  void invalidSchemaNameIsRejectedAtConstruction(String name) {
+    assertThatThrownBy(() -> new Migrator(ds, name))
+        .isInstanceOfSatisfying(
+            InvalidConfigException.class, e -> assertThat(e.property()).isEqualTo("schema"))
+        .hasMessageContaining("schema");
+  }
+
+  @Test
+  void overlongAndNullSchemaNamesAreRejectedAtConstruction() {
+    assertThatThrownBy(() -> new Migrator(ds, "a".repeat(64)))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessageContaining("schema");
+    assertThatThrownBy(() -> new Migrator(ds, null))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessageContaining("schema");
+    assertThat(new Migrator(ds, "a".repeat(63)).latestVersion()).isEqualTo(1);
+  }
+
+  @Test
+  void clientOnMissingSchemaFailsToStartAndSaysToRunTheMigrator() {
+    String schema = DB.newSchemaName();
+    assertStartFailsNamingMigrator(schema);
+  }
+
+  @Test
+  void clientOnSchemaMigratedDownFailsToStartAndSaysToRunTheMigrator() {
+    String schema = DB.newSchemaName();
+    Migrator migrator = new Migrator(ds, schema);
+    migrator.up();
+    migrator.down();
+    assertStartFailsNamingMigrator(schema);
+  }
+
+  private static void assertStartFailsNamingMigrator(String schema) {
+    try (Baton baton =
+        Baton.builder(ds)
+            .config(BatonConfig.builder().schema(schema).queue("default", 1).build())
+            .handler(Ping.class, (ctx, args) -> {})
+            .build()) {
+      assertThatThrownBy(baton::start)
+          .isInstanceOfSatisfying(
+              SchemaNotMigratedException.class, e -> assertThat(e.schema()).isEqualTo(schema))
+          .hasMessageContaining(schema)
+          .hasMessageContaining("Migrator")
+          .hasMessageContaining(".up()");
+    }
+  }
+
+  private static String bookkeepingRows(String schema) {
+    return "SELECT count(*) FROM \"" + schema + "\".migration WHERE line = 'queue'";
+  }
+
+  private static boolean tableExists(String schema, String relation) {
+    return DB.queryLong("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            + " WHERE n.nspname = '" + schema + "' AND c.relname = '" + relation + "'")
+        == 1;
+  }
+}

@@ -1,0 +1,202 @@
+package dev.baton.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.Baton;
+import dev.baton.BatonConfig;
+import dev.baton.Counters;
+import dev.baton.JobContext;
+import dev.baton.LostBatonException;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Baton worker run as a child JVM by multi-process tests ({@link ChildProcess}).
+ *
+ * <p>Arguments: {@code <jdbc url> <schema> <node id> <mode> <lease ms> <concurrency>}. It works
+ * queue {@link ChildJob#QUEUE} with a handler for {@link ChildJob} that records a side effect
+ * ({@link ChildEffects}, what = {@code started}), prints {@code started job <id> fence <f> attempt
+ * <a>} and then, by mode:
+ *
+ * <ul>
+ *   <li>{@code crash}: blocks until interrupted (the test SIGKILLs the process);
+ *   <li>{@code stall}: waits, ignoring interrupts, until the test writes {@code release} on stdin,
+ *       then tries a late completion: in one transaction it records a second effect ({@code late})
+ *       and completes the job with {@link JobContext#completeIn}, printing {@code late completion
+ *       of job <id> fence <f> rejected} (rolled back) or {@code ... ACCEPTED} (committed); then it
+ *       returns normally, so the executor also reports a plain completion with its old fence.
+ * </ul>
+ *
+ * <p>Stdin commands: {@code release}; {@code stop} (or end of input) stops the client gracefully
+ * and prints {@code counters claimed=<n> completed=<n> fenced=<n> leases_lost=<n>}, then exits 0.
+ * The process's database sessions carry the node id as {@code application_name}. Maintenance is
+ * off: rescuing is the test's job. Logs go to stderr; stdout carries only these lines.
+ */
+public final class WorkerMain {
+
+  private WorkerMain() {}
+
+  public static void main(String[] argv) throws Exception {
+    String url = argv[0];
+    String schema = argv[1];
+    String nodeId = argv[2];
+    String mode = argv[3];
+    Duration lease = Duration.ofMillis(Long.parseLong(argv[4]));
+    int concurrency = Integer.parseInt(argv[5]);
+    if (!mode.equals("crash") && !mode.equals("stall")) {
+      throw new IllegalArgumentException("mode must be crash or stall, got " + mode);
+    }
+
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(url);
+    cfg.setMaximumPoolSize(6);
+    cfg.setMinimumIdle(0);
+    cfg.setPoolName("child-" + nodeId);
+    cfg.addDataSourceProperty("ApplicationName", nodeId);
+    HikariDataSource ds = new HikariDataSource(cfg);
+    CountDownLatch release = new CountDownLatch(1);
+
+    Baton baton =
+        Baton.builder(ds)
+            .config(
+                BatonConfig.builder()
+                    .schema(schema)
+                    .nodeId(nodeId)
+                    .queue(ChildJob.QUEUE, concurrency)
+                    .lease(lease)
+                    .pollInterval(Duration.ofMillis(200))
+                    .maintenanceEnabled(false)
+                    .stopTimeout(Duration.ofSeconds(2))
+                    .build())
+            .handler(
+                ChildJob.class,
+                (ctx, args) -> {
+                  ChildEffects.record(
+                      ds,
+                      schema,
+                      new ChildEffects.Effect(
+                          ctx.jobId(), ctx.attempt(), ctx.fence(), nodeId, "started"));
+                  say("started job " + ctx.jobId() + " fence " + ctx.fence() + " attempt " + ctx.attempt());
+                  if (mode.equals("crash")) {
+                    new CountDownLatch(1).await();
+                    return;
+                  }
+                  boolean interrupted = awaitUninterruptibly(release);
+                  lateCompletion(url, schema, nodeId, ctx, interrupted);
+                })
+            .build();
+    baton.start();
+    say("ready " + nodeId);
+
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.equals("release")) {
+        release.countDown();
+      } else if (line.equals("stop")) {
+        break;
+      }
+    }
+    release.countDown();
+    baton.stop();
+    Counters c = awaitSettled(baton);
+    say(
+        "counters claimed="
+            + c.claimed()
+            + " completed="
+            + c.completed()
+            + " fenced="
+            + c.fenced()
+            + " leases_lost="
+            + c.leasesLost()
+            + " running="
+            + c.running()
+            + " "
+            + c);
+    ds.close();
+    System.exit(0);
+  }
+
+  /** Waits for the latch, ignoring interrupts; returns whether any came. */
+  private static boolean awaitUninterruptibly(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        return interrupted;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+  }
+
+  /**
+   * The stale holder's transactional completion: a side effect and the fenced completion in one
+   * transaction, on a connection of its own (not the pool, whose borrow an interrupt would abort).
+   */
+  private static void lateCompletion(
+      String url, String schema, String nodeId, JobContext ctx, boolean interrupted)
+      throws Exception {
+    Properties props = new Properties();
+    props.setProperty("ApplicationName", nodeId);
+    try (Connection c = DriverManager.getConnection(url, props)) {
+      c.setAutoCommit(false);
+      ChildEffects.record(
+          c, schema, new ChildEffects.Effect(ctx.jobId(), ctx.attempt(), ctx.fence(), nodeId, "late"));
+      String outcome;
+      try {
+        ctx.completeIn(c);
+        c.commit();
+        outcome = "ACCEPTED";
+      } catch (LostBatonException e) {
+        c.rollback();
+        outcome = "rejected";
+      }
+      say(
+          "late completion of job "
+              + ctx.jobId()
+              + " fence "
+              + ctx.fence()
+              + " "
+              + outcome
+              + " (handler interrupted while waiting: "
+              + interrupted
+              + ")");
+    }
+  }
+
+  /**
+   * Counters once every claimed job has an outcome: a handler's result is counted on its worker
+   * thread just after {@link Baton#stop()} stops waiting for it. Bounded; returns what it has.
+   */
+  private static Counters awaitSettled(Baton baton) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (true) {
+      Counters c = baton.counters();
+      long outcomes =
+          c.completed()
+              + c.retried()
+              + c.discarded()
+              + c.cancelled()
+              + c.snoozed()
+              + c.fenced()
+              + c.handedBack();
+      if (outcomes >= c.claimed() || System.nanoTime() - deadline > 0) {
+        return c;
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private static synchronized void say(String line) {
+    System.out.println(line);
+    System.out.flush();
+  }
+}
