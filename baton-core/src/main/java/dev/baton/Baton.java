@@ -428,9 +428,12 @@ public final class Baton implements AutoCloseable {
   private void startWorking() {
     int total = config.queues().values().stream().mapToInt(QueueConfig::concurrency).sum();
     workers = newWorkers(total);
+    // Finishes waiting to be written count toward nothing else, so bound them near the node's
+    // concurrency: a slow database then slows handlers (and so claiming) instead of letting a
+    // backlog of held jobs grow, each one heartbeated.
+    int capacity = Math.min(config.completerCapacity(), Math.max(64, 2 * total));
     completer =
-        new Completer(
-            dataSource, store, held, counters, config.completerBatchSize(), config.completerCapacity());
+        new Completer(dataSource, store, held, counters, config.completerBatchSize(), capacity);
     completer.start();
     List<String> timeoutKinds = new ArrayList<>();
     List<Long> timeoutMillis = new ArrayList<>();

@@ -43,7 +43,10 @@ public final class BatonConfig {
   /** Most finishes written in one statement: 2,000. */
   public static final int DEFAULT_COMPLETER_BATCH_SIZE = 2_000;
 
-  /** Finishes that may wait to be written before handlers block: 10,000. */
+  /**
+   * Finishes that may wait to be written before handlers block: 10,000, and never more than twice
+   * the client's total concurrency (at least 64).
+   */
   public static final int DEFAULT_COMPLETER_CAPACITY = 10_000;
 
   private final String schema;
@@ -379,7 +382,10 @@ public final class BatonConfig {
       return this;
     }
 
-    /** Finishes that may wait before handlers block; default 10,000, range 1..1,000,000. */
+    /**
+     * Finishes that may wait to be written before handlers block; default 10,000, range
+     * 1..1,000,000. The client uses at most twice its total concurrency (at least 64) of it.
+     */
     public Builder completerCapacity(int capacity) {
       if (capacity < 1 || capacity > 1_000_000) {
         throw new InvalidConfigException("completerCapacity", "1..1000000", capacity);

@@ -25,7 +25,7 @@ class CrashedWorkerJobRerunsAfterLeaseTest {
   private static final Duration LEASE = Duration.ofSeconds(3);
   private static final Pattern STARTED = Pattern.compile("started job (\\d+) fence (\\d+) attempt (\\d+)");
 
-  @org.junit.jupiter.api.RepeatedTest(8)
+  @Test
   void crashedWorkersJobIsRerunAfterItsLeaseExpiresAndNoSooner() throws Exception {
     TestDatabase db = TestDatabase.get();
     String schema = db.newMigratedSchema();
@@ -59,7 +59,6 @@ class CrashedWorkerJobRerunsAfterLeaseTest {
                               ctx.jobId(), ctx.attempt(), ctx.fence(), survivorNode, "started"));
                     })
                 .build()) {
-      System.err.println("TIMING enqueue " + Instant.now());
       long id =
           survivor
               .enqueue(new ChildJob("crash"), EnqueueOptions.builder().queue(ChildJob.QUEUE).build())
@@ -73,7 +72,6 @@ class CrashedWorkerJobRerunsAfterLeaseTest {
       assertThat(m.matches()).isTrue();
       long crashedFence = Long.parseLong(m.group(2));
 
-      System.err.println("TIMING child started job " + Instant.now() + "\n" + child.describe());
       // The survivor works the same queue, rescuer on, while the child still holds the job.
       survivor.start();
       child.killHard();
@@ -117,7 +115,15 @@ class CrashedWorkerJobRerunsAfterLeaseTest {
               () -> {
                 Job j = survivor.job(id).orElseThrow();
                 assertThat(j.state())
-                    .as("%s%nsurvivor %s, handler starts %s%n%s", j, survivor.counters(), survivorStarts, dumpThreads())
+                    .as(
+                        () ->
+                            j
+                                + "\nsurvivor "
+                                + survivor.counters()
+                                + ", handler starts "
+                                + survivorStarts
+                                + "\n"
+                                + batonThreads())
                     .isEqualTo(JobState.COMPLETED);
               });
 
@@ -148,14 +154,19 @@ class CrashedWorkerJobRerunsAfterLeaseTest {
     }
   }
 
-  static String dumpThreads() {
+  /** Stacks of this JVM's Baton threads, for a failure message. */
+  private static String batonThreads() {
     StringBuilder sb = new StringBuilder();
-    Thread.getAllStackTraces().forEach((t, st) -> {
-      if (t.getName().startsWith("baton") || t.getName().startsWith("pool")) {
-        sb.append(t.getName()).append(' ').append(t.getState()).append('\n');
-        for (StackTraceElement e : st) sb.append("    ").append(e).append('\n');
-      }
-    });
+    Thread.getAllStackTraces()
+        .forEach(
+            (t, stack) -> {
+              if (t.getName().startsWith("baton-")) {
+                sb.append(t.getName()).append(' ').append(t.getState()).append('\n');
+                for (StackTraceElement e : stack) {
+                  sb.append("    at ").append(e).append('\n');
+                }
+              }
+            });
     return sb.toString();
   }
 }

@@ -46,8 +46,9 @@ CREATE TABLE ${schema}.job (
 CREATE INDEX job_claim_idx ON ${schema}.job (queue, priority, scheduled_at, id)
     WHERE state = 'available';
 
--- The rescuer reads only running rows.
-CREATE INDEX job_running_idx ON ${schema}.job (lease_expires_at)
+-- The rescuer reads only running rows, in the order their lease or deadline runs out (least()
+-- ignores a NULL deadline), so a pass that finds nothing expired reads one index entry.
+CREATE INDEX job_running_idx ON ${schema}.job (least(lease_expires_at, deadline_at))
     WHERE state = 'running';
 
 -- The scheduler reads only rows waiting for their time.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.InvalidConfigException;
 import dev.baton.InvalidJobException;
 import dev.baton.inbox.Inbox.Outcome;
 import dev.baton.testing.TestDatabase;
@@ -35,6 +36,22 @@ class InboxTest {
     schema = DB.newSchemaName();
     assertThat(Inbox.migrator(ds, schema).up()).containsExactly(1);
     inbox = new Inbox(schema);
+    warmUp(ds, THREADS);
+  }
+
+  /** Opens {@code n} connections once, so concurrent tests do not wait for the pool to grow. */
+  private static void warmUp(HikariDataSource ds, int n) {
+    List<Connection> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        held.add(ds.getConnection());
+      }
+      for (Connection c : held) {
+        c.close();
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("cannot open " + n + " connections", e);
+    }
   }
 
   @AfterAll
@@ -52,8 +69,7 @@ class InboxTest {
     assertThat(applyCommitted(key, 5)).as("the old fence, after a higher one").isEqualTo(Outcome.STALE);
     assertThat(applyCommitted(key, 7)).as("the highest fence again").isEqualTo(Outcome.DUPLICATE);
     assertThat(DB.queryLong(rows(key))).isEqualTo(1);
-    assertThat(DB.queryLong("SELECT fence FROM \"" + schema + "\".inbox WHERE idempotency_key = '" + key + "'"))
-        .isEqualTo(7);
+    assertThat(DB.queryLong(fence(key))).isEqualTo(7);
   }
 
   @Test
@@ -81,7 +97,7 @@ class InboxTest {
                 () -> {
                   try (Connection c = ds.getConnection()) {
                     c.setAutoCommit(false);
-                    together.await(10, TimeUnit.SECONDS);
+                    together.await(30, TimeUnit.SECONDS);
                     Outcome o = inbox.apply(c, key, 42);
                     c.commit();
                     return o;
@@ -90,7 +106,7 @@ class InboxTest {
       }
       List<Outcome> outcomes = new ArrayList<>();
       for (Future<Outcome> f : futures) {
-        outcomes.add(f.get(30, TimeUnit.SECONDS));
+        outcomes.add(f.get(60, TimeUnit.SECONDS));
       }
       assertThat(outcomes).filteredOn(o -> o == Outcome.APPLY).hasSize(1);
       assertThat(outcomes).filteredOn(o -> o == Outcome.DUPLICATE).hasSize(THREADS - 1);
@@ -98,6 +114,48 @@ class InboxTest {
       pool.shutdownNow();
     }
     assertThat(DB.queryLong(rows(key))).isEqualTo(1);
+  }
+
+  @Test
+  void concurrentDeliveriesWithDifferentFencesApplyOnceAndKeepTheHighestFence() throws Exception {
+    String key = "order-concurrent-fences";
+    CyclicBarrier together = new CyclicBarrier(THREADS);
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+    try {
+      List<Future<Outcome>> futures = new ArrayList<>();
+      for (int i = 1; i <= THREADS; i++) {
+        long fence = i;
+        futures.add(
+            pool.submit(
+                () -> {
+                  try (Connection c = ds.getConnection()) {
+                    c.setAutoCommit(false);
+                    together.await(30, TimeUnit.SECONDS);
+                    Outcome o = inbox.apply(c, key, fence);
+                    c.commit();
+                    return o;
+                  }
+                }));
+      }
+      List<Outcome> outcomes = new ArrayList<>();
+      for (Future<Outcome> f : futures) {
+        outcomes.add(f.get(60, TimeUnit.SECONDS));
+      }
+      assertThat(outcomes).filteredOn(o -> o == Outcome.APPLY).hasSize(1);
+      // the delivery with the highest fence is never refused as stale
+      assertThat(outcomes.get(THREADS - 1)).isIn(Outcome.APPLY, Outcome.DUPLICATE);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(DB.queryLong(rows(key))).isEqualTo(1);
+    assertThat(DB.queryLong(fence(key))).isEqualTo(THREADS);
+  }
+
+  @Test
+  void invalidSchemaNameIsRejected() {
+    assertThatThrownBy(() -> new Inbox("Bad-Name"))
+        .isInstanceOfSatisfying(
+            InvalidConfigException.class, e -> assertThat(e.property()).isEqualTo("schema"));
   }
 
   @ParameterizedTest
@@ -132,6 +190,10 @@ class InboxTest {
       c.commit();
       return o;
     }
+  }
+
+  private static String fence(String key) {
+    return "SELECT fence FROM \"" + schema + "\".inbox WHERE idempotency_key = '" + key + "'";
   }
 
   private static String rows(String key) {

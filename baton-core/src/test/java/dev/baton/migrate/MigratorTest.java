@@ -34,6 +34,19 @@ class MigratorTest {
   @BeforeAll
   static void pool() {
     ds = DB.dataSource(10);
+    // open the connections the concurrent test needs up front, so its threads do not wait for the
+    // pool to grow one connection at a time
+    List<Connection> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 9; i++) {
+        held.add(ds.getConnection());
+      }
+      for (Connection c : held) {
+        c.close();
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @AfterAll
@@ -69,13 +82,13 @@ class MigratorTest {
             pool.submit(
                 () -> {
                   Migrator m = new Migrator(ds, schema);
-                  start.await(10, TimeUnit.SECONDS);
+                  start.await(30, TimeUnit.SECONDS);
                   return m.up();
                 }));
       }
       List<List<Integer>> applied = new ArrayList<>();
       for (Future<List<Integer>> f : results) {
-        applied.add(f.get(30, TimeUnit.SECONDS)); // throws if any up() failed
+        applied.add(f.get(60, TimeUnit.SECONDS)); // throws if any up() failed
       }
       assertThat(applied).filteredOn(a -> a.equals(List.of(1))).hasSize(1);
       assertThat(applied).filteredOn(List::isEmpty).hasSize(threads - 1);
@@ -101,6 +114,15 @@ class MigratorTest {
     assertThat(migrator.down()).isEmpty();
     // and the schema can be migrated again
     assertThat(migrator.up()).containsExactly(1);
+  }
+
+  @Test
+  void downOnASchemaThatWasNeverMigratedRevertsNothing() {
+    String schema = DB.newSchemaName();
+    assertThat(new Migrator(ds, schema).down()).isEmpty();
+    assertThat(DB.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = '" + schema + "'"))
+        .as("down creates nothing")
+        .isZero();
   }
 
   @Test
@@ -158,6 +180,13 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     migrator.up();
     migrator.down();
+    assertStartFailsNamingMigrator(schema);
+  }
+
+  @Test
+  void clientOnSchemaWithOnlyTheInboxMigratedFailsToStartAndSaysToRunTheMigrator() {
+    String schema = DB.newSchemaName();
+    assertThat(Migrator.forInbox(ds, schema).up()).containsExactly(1);
     assertStartFailsNamingMigrator(schema);
   }
 

@@ -95,11 +95,6 @@ public final class ChildProcess implements AutoCloseable {
     return lines.stream().filter(l -> l.startsWith(prefix)).findFirst();
   }
 
-  /** Every stdout line starting with {@code prefix}. */
-  public List<String> lines(String prefix) {
-    return lines.stream().filter(l -> l.startsWith(prefix)).toList();
-  }
-
   /** Sends one command line to the child's stdin. */
   public void send(String command) throws IOException {
     stdin.write(command + "\n");

@@ -123,21 +123,40 @@ public final class JobStore {
       """;
 
   // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
-  // that another holder claimed since, or that was rescued or cancelled, is not touched.
+  // that another holder claimed since, or that was rescued or cancelled, is not touched. Rows are
+  // locked in id order first: the completer and the heartbeater of one node write overlapping rows
+  // at once, and rows locked in whatever order the plan visits them could deadlock the two.
   private static final String COMPLETE_MANY_IF_HELD =
       """
+      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT j.id FROM %1$s.job j JOIN f ON j.id = f.id
+        WHERE j.fence = f.fence AND j.state = 'running'
+        ORDER BY j.id
+        FOR UPDATE OF j
+      )
       UPDATE %1$s.job j
       SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
-      FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)
-      WHERE j.id = f.id AND j.fence = f.fence AND j.state = 'running'
+      FROM locked
+      WHERE j.id = locked.id
       RETURNING j.id
       """;
 
-  // Any finish of many jobs in one statement, fenced like COMPLETE_MANY_IF_HELD. Jobs made
-  // available again (zero snooze, hand-back) notify their queue.
+  // Any finish of many jobs in one statement, fenced and locked in id order like
+  // COMPLETE_MANY_IF_HELD. Jobs made available again (zero snooze, hand-back) notify their queue.
   private static final String FINISH_MANY_IF_HELD =
       """
-      WITH upd AS (
+      WITH f AS (
+        SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
+                             ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
+      ),
+      locked AS MATERIALIZED (
+        SELECT j.id FROM %1$s.job j JOIN f ON j.id = f.id
+        WHERE j.fence = f.fence AND j.state = 'running'
+        ORDER BY j.id
+        FOR UPDATE OF j
+      ),
+      upd AS (
         UPDATE %1$s.job j
         SET state = f.state,
             scheduled_at = CASE WHEN f.delay_ms IS NULL THEN j.scheduled_at
@@ -151,9 +170,8 @@ public final class JobStore {
             metadata = CASE WHEN f.meta IS NULL THEN j.metadata ELSE j.metadata || f.meta END,
             lease_expires_at = NULL,
             deadline_at = NULL
-        FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
-                    ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
-        WHERE j.id = f.id AND j.fence = f.fence AND j.state = 'running'
+        FROM locked JOIN f ON f.id = locked.id
+        WHERE j.id = locked.id
         RETURNING j.id, j.queue, j.state
       ),
       n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
@@ -168,14 +186,22 @@ public final class JobStore {
       WHERE id = ? AND fence = ? AND state = 'running'
       """;
 
-  // Lease extension for every job a node holds, in one statement. A job missing from the result
-  // was lost by this holder. The cancel flag rides along, for nodes that missed the NOTIFY.
+  // Lease extension for every job a node holds, in one statement, rows locked in id order (see
+  // COMPLETE_MANY_IF_HELD). A job missing from the result was lost by this holder. The cancel flag
+  // rides along, for nodes that missed the NOTIFY.
   private static final String HEARTBEAT_IF_HELD =
       """
+      WITH h AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS h(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT j.id FROM %1$s.job j JOIN h ON j.id = h.id
+        WHERE j.fence = h.fence AND j.state = 'running'
+        ORDER BY j.id
+        FOR UPDATE OF j
+      )
       UPDATE %1$s.job j
       SET lease_expires_at = now() + ? * interval '1 millisecond'
-      FROM unnest(?::bigint[], ?::bigint[]) AS h(id, fence)
-      WHERE j.id = h.id AND j.fence = h.fence AND j.state = 'running'
+      FROM locked
+      WHERE j.id = locked.id
       RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
       """;
 
@@ -196,8 +222,8 @@ public final class JobStore {
       """
       WITH picked AS MATERIALIZED (
         SELECT id FROM %1$s.job
-        WHERE state = 'running' AND (lease_expires_at < now() OR deadline_at < now())
-        ORDER BY lease_expires_at, id
+        WHERE state = 'running' AND least(lease_expires_at, deadline_at) < now()
+        ORDER BY least(lease_expires_at, deadline_at), id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
       ),
@@ -612,9 +638,9 @@ public final class JobStore {
           Set<Long> held = new HashSet<>();
           Set<Long> cancel = new HashSet<>();
           try (PreparedStatement ps = c.prepareStatement(heartbeatIfHeld)) {
-            ps.setLong(1, lease.toMillis());
-            ps.setArray(2, array(c, ids));
-            ps.setArray(3, array(c, fences));
+            ps.setArray(1, array(c, ids));
+            ps.setArray(2, array(c, fences));
+            ps.setLong(3, lease.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
                 held.add(rs.getLong(1));

@@ -107,7 +107,10 @@ public final class Heartbeater {
         if (beat.cancelRequested().contains(rj.id())) {
           rj.stop(StopReason.CANCELLED);
         }
-      } else if (!rj.handlerDone() && !rj.completedInTransaction() && held.get(rj.id()) == rj) {
+      } else if (!rj.handlerDone()
+          && !rj.completedInTransaction()
+          && rj.stopReason() != StopReason.LOST
+          && held.get(rj.id()) == rj) {
         // Still running here but no longer ours in the table. A job whose handler is done is left
         // to the completer, whose fenced write tells the same story; one the handler completed in
         // its own transaction is checked by the executor when the handler returns.

@@ -1,0 +1,212 @@
+package dev.baton.bench;
+
+import dev.baton.BatonConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R] [--warmup N]
+ * [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL] [--keep-schemas]
+ * [--trace-sql] [--heartbeat-ms MS]}.
+ *
+ * <p>Defaults depend on the command (see {@link BenchMain}); a value left unset is null here.
+ */
+record BenchOptions(
+    String command,
+    List<Integer> jobs,
+    int workers,
+    int rate,
+    Integer warmup,
+    Duration idle,
+    int bulk,
+    Integer pool,
+    Duration timeout,
+    String databaseUrl,
+    boolean keepSchemas,
+    boolean traceSql,
+    Duration heartbeat,
+    List<String> rawArgs) {
+
+  /** Workers (the queue's concurrency) when none is given. */
+  static final int DEFAULT_WORKERS = 64;
+
+  /** Jobs enqueued per second by the latency benchmark when no rate is given. */
+  static final int DEFAULT_RATE = 50;
+
+  /** Size of one enqueueMany call (drain chunks, and the enqueue benchmark's bulk call). */
+  static final int DEFAULT_BULK = 10_000;
+
+  /** How long one drain may take before it is reported as stuck. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
+
+  /** How long the latency benchmark lets the workers idle before measuring. */
+  static final Duration DEFAULT_IDLE = Duration.ofSeconds(3);
+
+  static final String USAGE =
+      """
+      usage: java -jar baton-benchmarks/target/baton-benchmarks.jar <command> [options]
+        commands:
+          drain     bulk-enqueue N no-op jobs, start a client, time until all are completed
+                    (default --jobs 20000,100000)
+          latency   pickup latency at a fixed enqueue rate: enqueued by the working client itself
+                    (local wake-up), then by a second client on its own pool (LISTEN/NOTIFY only)
+                    (default --jobs 500 --rate 50)
+          enqueue   one-at-a-time enqueue rate, then one enqueueMany of --bulk jobs
+                    (default --jobs 2000)
+          all       drain, latency and enqueue with their defaults (--jobs applies to drain)
+        options:
+          --jobs N[,N...]       jobs per run; several values = several runs
+          --workers W           concurrency of the worked queue (default 64)
+          --rate R              latency: enqueues per second (default 50)
+          --warmup N            warm-up jobs (drain 2000, latency 200, enqueue 200 + bulk 1000)
+          --idle-ms MS          latency: idle time before each measured phase (default 3000)
+          --bulk N              chunk size of bulk enqueues (default 10000)
+          --pool P              HikariCP pool size of the working client (default workers + 8)
+          --timeout-s S         give up on one drain after S seconds (default 600)
+          --database-url URL    JDBC URL of the server; default: an embedded PostgreSQL
+                                (e.g. 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres')
+          --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
+                                a third of the 30 s lease); short values stress the
+                                heartbeat's overlap with the completer
+          --keep-schemas        keep the bench_* schemas (default: dropped at exit)
+          --trace-sql           drain, enqueue: also print, per statement Baton ran, calls,
+                                time and rows per call (a diagnostic; adds a little overhead)
+      """;
+
+  /** Parses {@code args}; throws {@link IllegalArgumentException} with a message on bad input. */
+  static BenchOptions parse(String[] args) {
+    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
+      throw new IllegalArgumentException("no command given");
+    }
+    String command = args[0];
+    if (!List.of("drain", "latency", "enqueue", "all").contains(command)) {
+      throw new IllegalArgumentException("unknown command \"" + command + "\"");
+    }
+    List<Integer> jobs = null;
+    int workers = DEFAULT_WORKERS;
+    int rate = DEFAULT_RATE;
+    Integer warmup = null;
+    Duration idle = DEFAULT_IDLE;
+    int bulk = DEFAULT_BULK;
+    Integer pool = null;
+    Duration timeout = DEFAULT_TIMEOUT;
+    String url = null;
+    boolean keep = false;
+    boolean trace = false;
+    Duration heartbeat = null;
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      String name = a;
+      String value = null;
+      int eq = a.indexOf('=');
+      if (a.startsWith("--") && eq > 0) {
+        name = a.substring(0, eq);
+        value = a.substring(eq + 1);
+      }
+      if (name.equals("--keep-schemas")) {
+        keep = true;
+        continue;
+      }
+      if (name.equals("--trace-sql")) {
+        trace = true;
+        continue;
+      }
+      if (value == null) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("option " + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      switch (name) {
+        case "--jobs" -> {
+          jobs = new ArrayList<>();
+          for (String part : value.split(",")) {
+            jobs.add(positive(name, part.replace("_", "")));
+          }
+        }
+        case "--workers" -> workers = positive(name, value);
+        case "--rate" -> rate = positive(name, value);
+        case "--warmup" -> warmup = nonNegative(name, value);
+        case "--idle-ms" -> idle = Duration.ofMillis(nonNegative(name, value));
+        case "--bulk" -> bulk = positive(name, value);
+        case "--pool" -> pool = positive(name, value);
+        case "--timeout-s" -> timeout = Duration.ofSeconds(positive(name, value));
+        case "--database-url" -> url = value;
+        case "--heartbeat-ms" -> heartbeat = Duration.ofMillis(positive(name, value));
+        default -> throw new IllegalArgumentException("unknown option " + name);
+      }
+    }
+    return new BenchOptions(
+        command,
+        jobs,
+        workers,
+        rate,
+        warmup,
+        idle,
+        bulk,
+        pool,
+        timeout,
+        url,
+        keep,
+        trace,
+        heartbeat,
+        List.of(args));
+  }
+
+  /** The same options with each benchmark's own warm-up default (for {@code all}). */
+  BenchOptions withoutWarmup() {
+    return new BenchOptions(
+        command,
+        jobs,
+        workers,
+        rate,
+        null,
+        idle,
+        bulk,
+        pool,
+        timeout,
+        databaseUrl,
+        keepSchemas,
+        traceSql,
+        heartbeat,
+        rawArgs);
+  }
+
+  /** The config of a client that works queue {@code default} of {@code schema}. */
+  BatonConfig workerConfig(String schema) {
+    BatonConfig.Builder b = BatonConfig.builder().schema(schema).queue("default", workers);
+    if (heartbeat != null) {
+      b.heartbeatInterval(heartbeat);
+    }
+    return b.build();
+  }
+
+  /**
+   * Pool size of a working client: the workers plus Baton's own threads (producer, completer,
+   * heartbeater, notifier, maintenance) and a little slack.
+   */
+  int poolSize() {
+    return pool != null ? pool : workers + 8;
+  }
+
+  private static int positive(String name, String v) {
+    int n = nonNegative(name, v);
+    if (n == 0) {
+      throw new IllegalArgumentException(name + " must be positive, got 0");
+    }
+    return n;
+  }
+
+  private static int nonNegative(String name, String v) {
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n < 0) {
+        throw new IllegalArgumentException(name + " must not be negative, got " + v);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " expects a whole number, got \"" + v + "\"");
+    }
+  }
+}
