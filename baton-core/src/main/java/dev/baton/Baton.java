@@ -433,7 +433,14 @@ public final class Baton implements AutoCloseable {
     // backlog of held jobs grow, each one heartbeated.
     int capacity = Math.min(config.completerCapacity(), Math.max(64, 2 * total));
     completer =
-        new Completer(dataSource, store, held, counters, config.completerBatchSize(), capacity);
+        new Completer(
+            dataSource,
+            store,
+            held,
+            counters,
+            config.completerBatchSize(),
+            capacity,
+            config.completerFlushDelay());
     completer.start();
     List<String> timeoutKinds = new ArrayList<>();
     List<Long> timeoutMillis = new ArrayList<>();
@@ -466,6 +473,7 @@ public final class Baton implements AutoCloseable {
               dataSource,
               store,
               executor,
+              completer,
               held,
               counters,
               new Producer.Settings(
@@ -476,7 +484,8 @@ public final class Baton implements AutoCloseable {
                   config.pollInterval(),
                   timeoutKinds.toArray(new String[0]),
                   timeoutMillis.toArray(new Long[0]),
-                  config.jobTimeout())));
+                  config.jobTimeout(),
+                  config.completerBatchSize())));
     }
     if (!config.pollOnly()) {
       notifier =

@@ -11,8 +11,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,27 +23,36 @@ import org.slf4j.LoggerFactory;
  * Writes finishes (complete, fail, snooze, cancel) in batches, each fenced on {@code (id, fence,
  * state = 'running')}.
  *
- * <p>One thread, {@code baton-completer}, takes whatever has queued up while the previous write ran
- * and writes it in one statement (group commit): no timer, so a lone finish is written at once and
- * a burst becomes one round trip. A finish that matched no row belonged to a holder that lost the
- * job: it is dropped, counted as fenced and logged once. The queue is bounded: when it is full,
- * handlers block in {@link #submit}, which slows claiming (backpressure). If the database is down,
- * the batch is retried; its jobs stay held, so heartbeats keep their leases while they can.
+ * <p>Plain completions wait up to the flush delay for a producer to take them into its next claim
+ * ({@link #takeCompletions}), so that completing one batch and claiming the next cost one commit;
+ * whatever no producer took by then (the queue is drained, or its slots are full) the completer
+ * thread, {@code baton-completer}, writes on its own, as soon as a batch is full or the oldest has
+ * waited the delay. Other finishes are written at once. A finish that matched no row belonged to a
+ * holder that lost the job: it is dropped, counted as fenced and logged once.
+ *
+ * <p>Both queues are bounded: when one is full, handlers block in {@link #submit}, which slows
+ * claiming (backpressure). If the database is down, a batch is retried; its jobs stay held, so
+ * heartbeats keep their leases while they can.
  *
  * <p>Not public API.
  */
 public final class Completer {
   private static final Logger log = LoggerFactory.getLogger(Completer.class);
   private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(5);
+  private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-  private record Pending(RunningJob job, Finish finish, LongAdder onWritten) {}
+  /** A finish waiting to be written, with the counter to bump once it is. */
+  public record Pending(RunningJob job, Finish finish, LongAdder onWritten, long queuedAtNanos) {}
 
   private final DataSource dataSource;
   private final JobStore store;
   private final HeldJobs held;
   private final NodeCounters counters;
   private final int batchSize;
-  private final BlockingQueue<Pending> queue;
+  private final long flushDelayNanos;
+  private final BlockingQueue<Pending> completions;
+  private final BlockingQueue<Pending> others;
+  private final ConcurrentLinkedQueue<Pending> retries = new ConcurrentLinkedQueue<>();
   private final Thread thread;
   private volatile boolean stopping;
 
@@ -52,13 +63,16 @@ public final class Completer {
       HeldJobs held,
       NodeCounters counters,
       int batchSize,
-      int capacity) {
+      int capacity,
+      Duration flushDelay) {
     this.dataSource = dataSource;
     this.store = store;
     this.held = held;
     this.counters = counters;
     this.batchSize = batchSize;
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.flushDelayNanos = flushDelay.toNanos();
+    this.completions = new ArrayBlockingQueue<>(capacity);
+    this.others = new ArrayBlockingQueue<>(capacity);
     this.thread = new Thread(this::loop, "baton-completer");
     this.thread.setDaemon(true);
   }
@@ -69,22 +83,52 @@ public final class Completer {
   }
 
   /**
-   * Queues {@code finish} of {@code job}, blocking while the queue is full; {@code onWritten} is
+   * Queues {@code finish} of {@code job}, blocking while its queue is full; {@code onWritten} is
    * incremented once the finish is written (not when it is fenced off).
    */
   public void submit(RunningJob job, Finish finish, LongAdder onWritten)
       throws InterruptedException {
-    queue.put(new Pending(job, finish, onWritten));
+    Pending p = new Pending(job, finish, onWritten, System.nanoTime());
+    if (finish.isPlainCompletion()) {
+      completions.put(p);
+      int size = completions.size();
+      if (size == 1 || size >= batchSize) {
+        LockSupport.unpark(thread); // start the delay clock, or flush a full batch
+      }
+    } else {
+      others.put(p);
+      LockSupport.unpark(thread);
+    }
+  }
+
+  /**
+   * Takes up to {@code max} plain completions for a producer to write with its next claim. The
+   * producer must hand them to {@link #settle} with what was written, or back to {@link #requeue}.
+   */
+  public List<Pending> takeCompletions(int max) {
+    if (completions.isEmpty()) {
+      return List.of();
+    }
+    List<Pending> out = new ArrayList<>(Math.min(max, completions.size()));
+    completions.drainTo(out, max);
+    return out;
+  }
+
+  /** Gives back completions a producer took but could not write; the completer retries them. */
+  public void requeue(List<Pending> pending) {
+    retries.addAll(pending);
+    LockSupport.unpark(thread);
   }
 
   /** Finishes queued and not yet written. */
   public int pending() {
-    return queue.size();
+    return completions.size() + others.size() + retries.size();
   }
 
   /** Writes everything queued, then stops the thread; waits up to {@code timeout}. */
   public void stop(Duration timeout) throws InterruptedException {
     stopping = true;
+    LockSupport.unpark(thread);
     thread.join(Math.max(1, timeout.toMillis()));
   }
 
@@ -94,21 +138,20 @@ public final class Completer {
     while (true) {
       try {
         if (batch.isEmpty()) {
-          Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
-          if (first == null) {
-            if (stopping) {
-              return;
-            }
-            continue;
+          fillBatch(batch);
+        }
+        if (batch.isEmpty()) {
+          if (stopping && pending() == 0) {
+            return;
           }
-          batch.add(first);
-          queue.drainTo(batch, batchSize - 1);
+          LockSupport.parkNanos(this, parkNanos());
+          if (Thread.interrupted() && !stopping) {
+            return;
+          }
+          continue;
         }
         write(batch);
         backoffMillis = 50;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
       } catch (RuntimeException e) {
         log.warn(
             "cannot write {} finished jobs; retrying in {} ms (the jobs stay running and leased)",
@@ -118,7 +161,7 @@ public final class Completer {
         if (stopping && backoffMillis >= RETRY_BACKOFF_MAX.toMillis()) {
           log.warn(
               "giving up on {} finished jobs at stop; they will be rescued when their leases expire",
-              batch.size());
+              batch.size() + pending());
           return;
         }
         try {
@@ -130,6 +173,31 @@ public final class Completer {
         backoffMillis = Math.min(backoffMillis * 2, RETRY_BACKOFF_MAX.toMillis());
       }
     }
+  }
+
+  /** Moves what is due into {@code batch}: retries and other finishes always, completions when due. */
+  private void fillBatch(List<Pending> batch) {
+    Pending r;
+    while (batch.size() < batchSize && (r = retries.poll()) != null) {
+      batch.add(r);
+    }
+    others.drainTo(batch, batchSize - batch.size());
+    Pending head = completions.peek();
+    if (head != null
+        && (stopping
+            || completions.size() >= batchSize
+            || System.nanoTime() - head.queuedAtNanos() >= flushDelayNanos)) {
+      completions.drainTo(batch, batchSize - batch.size());
+    }
+  }
+
+  private long parkNanos() {
+    Pending head = completions.peek();
+    if (head == null) {
+      return IDLE_PARK_NANOS;
+    }
+    long due = head.queuedAtNanos() + flushDelayNanos - System.nanoTime();
+    return Math.max(10_000, Math.min(due, IDLE_PARK_NANOS));
   }
 
   /**
@@ -155,7 +223,8 @@ public final class Completer {
     batch.clear();
   }
 
-  private static List<Finish> finishes(List<Pending> pending) {
+  /** The finishes of {@code pending}, in order. */
+  public static List<Finish> finishes(List<Pending> pending) {
     List<Finish> out = new ArrayList<>(pending.size());
     for (Pending p : pending) {
       out.add(p.finish());
@@ -163,7 +232,11 @@ public final class Completer {
     return out;
   }
 
-  private void settle(List<Pending> pending, Set<Long> written) {
+  /**
+   * Records the outcome of a write: each finish in {@code written} is counted; each other one was
+   * fenced off and is dropped, counted and logged. Either way its job is no longer held.
+   */
+  public void settle(List<Pending> pending, Set<Long> written) {
     for (Pending p : pending) {
       long id = p.job().id();
       if (written.contains(id)) {

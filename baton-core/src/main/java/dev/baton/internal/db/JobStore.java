@@ -122,6 +122,55 @@ public final class JobStore {
                 j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
       """;
 
+  // The hot path when a node has finished jobs to report: one statement completes them (fenced,
+  // locked in id order as in COMPLETE_MANY_IF_HELD) and claims the next batch (as in CLAIM). One
+  // commit instead of two per batch. The two UPDATEs never touch the same row: one takes running
+  // rows, the other available ones. Completed ids come back as rows with is_done = true.
+  private static final String COMPLETE_AND_CLAIM =
+      """
+      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT j.id FROM %1$s.job j JOIN f ON j.id = f.id
+        WHERE j.fence = f.fence AND j.state = 'running'
+        ORDER BY j.id
+        FOR UPDATE OF j
+      ),
+      done AS (
+        UPDATE %1$s.job j
+        SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
+        FROM locked
+        WHERE j.id = locked.id
+        RETURNING j.id
+      ),
+      picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE state = 'available' AND queue = ?
+        ORDER BY priority, scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      claimed AS (
+        UPDATE %1$s.job j
+        SET state = 'running',
+            attempt = j.attempt + 1,
+            attempted_at = now(),
+            attempted_by = ?,
+            lease_expires_at = now() + ? * interval '1 millisecond',
+            deadline_at = now() + (coalesce(
+                (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+                ?) + ?) * interval '1 millisecond',
+            fence = nextval('%1$s.job_fence_seq')
+        FROM picked
+        WHERE j.id = picked.id
+        RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
+                  j.idempotency_key, j.metadata::text AS metadata, j.deadline_at,
+                  j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
+      )
+      SELECT false AS is_done, claimed.* FROM claimed
+      UNION ALL
+      SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM done
+      """;
+
   // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
   // that another holder claimed since, or that was rescued or cancelled, is not touched. Rows are
   // locked in id order first: the completer and the heartbeater of one node write overlapping rows
@@ -308,6 +357,7 @@ public final class JobStore {
   private final String getIdsByKeys;
   private final String claim;
   private final String completeManyIfHeld;
+  private final String completeAndClaim;
   private final String finishManyIfHeld;
   private final String completeIfHeld;
   private final String heartbeatIfHeld;
@@ -328,6 +378,7 @@ public final class JobStore {
     this.getIdsByKeys = GET_IDS_BY_KEYS.formatted(s);
     this.claim = CLAIM.formatted(s);
     this.completeManyIfHeld = COMPLETE_MANY_IF_HELD.formatted(s);
+    this.completeAndClaim = COMPLETE_AND_CLAIM.formatted(s);
     this.finishManyIfHeld = FINISH_MANY_IF_HELD.formatted(s);
     this.completeIfHeld = COMPLETE_IF_HELD.formatted(s);
     this.heartbeatIfHeld = HEARTBEAT_IF_HELD.formatted(s);
@@ -509,35 +560,83 @@ public final class JobStore {
         "cannot claim jobs (queue=" + p.queue() + ")",
         c -> {
           try (PreparedStatement ps = c.prepareStatement(claim)) {
-            ps.setString(1, p.queue());
-            ps.setInt(2, p.limit());
-            ps.setString(3, p.nodeId());
-            ps.setLong(4, p.lease().toMillis());
-            ps.setArray(5, c.createArrayOf("text", p.timeoutKinds()));
-            ps.setArray(6, c.createArrayOf("int8", p.timeoutMillis()));
-            ps.setLong(7, p.defaultTimeout().toMillis());
-            ps.setLong(8, p.lease().toMillis());
+            bindClaim(c, ps, 1, p);
             List<ClaimedJob> out = new ArrayList<>(p.limit());
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                out.add(
-                    new ClaimedJob(
-                        rs.getLong(1),
-                        rs.getString(2),
-                        rs.getString(3),
-                        rs.getString(4),
-                        rs.getInt(5),
-                        rs.getInt(6),
-                        rs.getLong(7),
-                        rs.getString(8),
-                        rs.getString(9),
-                        instant(rs, 10),
-                        rs.getBoolean(11)));
+                out.add(readClaimed(rs, 1));
               }
             }
             return out;
           }
         });
+  }
+
+  /** What {@link #completeAndClaim} did: the jobs it claimed and the ids it completed. */
+  public record CompleteAndClaim(List<ClaimedJob> claimed, Set<Long> completed) {}
+
+  /**
+   * Completes {@code completions} (plain completions, each only if still held) and claims up to
+   * {@code p.limit()} jobs of one queue, in one autocommit statement.
+   */
+  public CompleteAndClaim completeAndClaim(DataSource ds, List<Finish> completions, ClaimParams p) {
+    Long[] ids = new Long[completions.size()];
+    Long[] fences = new Long[completions.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = completions.get(i).id();
+      fences[i] = completions.get(i).fence();
+    }
+    return Db.inTransaction(
+        ds,
+        "cannot complete " + ids.length + " jobs and claim jobs (queue=" + p.queue() + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(completeAndClaim)) {
+            ps.setArray(1, c.createArrayOf("int8", ids));
+            ps.setArray(2, c.createArrayOf("int8", fences));
+            bindClaim(c, ps, 3, p);
+            List<ClaimedJob> claimed = new ArrayList<>(p.limit());
+            Set<Long> completed = new HashSet<>(ids.length * 2);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                if (rs.getBoolean(1)) {
+                  completed.add(rs.getLong(2));
+                } else {
+                  claimed.add(readClaimed(rs, 2));
+                }
+              }
+            }
+            return new CompleteAndClaim(claimed, completed);
+          }
+        });
+  }
+
+  private static void bindClaim(Connection c, PreparedStatement ps, int from, ClaimParams p)
+      throws SQLException {
+    int i = from;
+    ps.setString(i++, p.queue());
+    ps.setInt(i++, p.limit());
+    ps.setString(i++, p.nodeId());
+    ps.setLong(i++, p.lease().toMillis());
+    ps.setArray(i++, c.createArrayOf("text", p.timeoutKinds()));
+    ps.setArray(i++, c.createArrayOf("int8", p.timeoutMillis()));
+    ps.setLong(i++, p.defaultTimeout().toMillis());
+    ps.setLong(i, p.lease().toMillis());
+  }
+
+  private static ClaimedJob readClaimed(ResultSet rs, int from) throws SQLException {
+    int i = from;
+    return new ClaimedJob(
+        rs.getLong(i),
+        rs.getString(i + 1),
+        rs.getString(i + 2),
+        rs.getString(i + 3),
+        rs.getInt(i + 4),
+        rs.getInt(i + 5),
+        rs.getLong(i + 6),
+        rs.getString(i + 7),
+        rs.getString(i + 8),
+        instant(rs, i + 9),
+        rs.getBoolean(i + 10));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.baton.internal.producer;
 
+import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.executor.HeldJobs;
@@ -40,11 +41,13 @@ public final class Producer {
       Duration pollInterval,
       String[] timeoutKinds,
       Long[] timeoutMillis,
-      Duration defaultTimeout) {}
+      Duration defaultTimeout,
+      int completionBatchSize) {}
 
   private final DataSource dataSource;
   private final JobStore store;
   private final JobExecutor executor;
+  private final Completer completer;
   private final HeldJobs held;
   private final NodeCounters counters;
   private final Settings settings;
@@ -61,12 +64,14 @@ public final class Producer {
       DataSource dataSource,
       JobStore store,
       JobExecutor executor,
+      Completer completer,
       HeldJobs held,
       NodeCounters counters,
       Settings settings) {
     this.dataSource = dataSource;
     this.store = store;
     this.executor = executor;
+    this.completer = completer;
     this.held = held;
     this.counters = counters;
     this.settings = settings;
@@ -145,17 +150,31 @@ public final class Producer {
         return;
       }
       long leaseUntil = System.nanoTime() + settings.lease().toNanos(); // before: a safe bound
-      List<ClaimedJob> claimed =
-          store.claim(
-              dataSource,
-              new JobStore.ClaimParams(
-                  settings.queue(),
-                  free,
-                  settings.nodeId(),
-                  settings.lease(),
-                  settings.timeoutKinds(),
-                  settings.timeoutMillis(),
-                  settings.defaultTimeout()));
+      JobStore.ClaimParams params =
+          new JobStore.ClaimParams(
+              settings.queue(),
+              free,
+              settings.nodeId(),
+              settings.lease(),
+              settings.timeoutKinds(),
+              settings.timeoutMillis(),
+              settings.defaultTimeout());
+      // Finished jobs waiting to be written ride along with the claim: one commit for both.
+      List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
+      List<ClaimedJob> claimed;
+      if (done.isEmpty()) {
+        claimed = store.claim(dataSource, params);
+      } else {
+        JobStore.CompleteAndClaim r;
+        try {
+          r = store.completeAndClaim(dataSource, Completer.finishes(done), params);
+        } catch (RuntimeException e) {
+          completer.requeue(done);
+          throw e;
+        }
+        completer.settle(done, r.completed());
+        claimed = r.claimed();
+      }
       for (ClaimedJob job : claimed) {
         inFlight.incrementAndGet();
         RunningJob rj = new RunningJob(job, this::release, leaseUntil, settings.lease());
