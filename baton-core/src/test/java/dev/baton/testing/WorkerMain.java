@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A Baton worker run as a child JVM by multi-process tests ({@link ChildProcess}).
@@ -89,6 +90,15 @@ public final class WorkerMain {
                     return;
                   }
                   boolean interrupted = awaitUninterruptibly(release);
+                  // After SIGCONT the heartbeater finds the job lost and interrupts this thread
+                  // once. On a virtual thread (Java 21+) an interrupt closes a socket in use, so
+                  // wait for it (bounded) and clear it before the late completion's I/O; the
+                  // completion then reaches the database with the stale fence.
+                  long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                  while (!ctx.isCancelled() && System.nanoTime() < until) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                  }
+                  interrupted |= Thread.interrupted();
                   lateCompletion(url, schema, nodeId, ctx, interrupted);
                 })
             .build();
