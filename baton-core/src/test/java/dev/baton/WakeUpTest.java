@@ -22,10 +22,12 @@ class WakeUpTest {
   @Test
   void notifyAtCommitWakesAWorkerOnAnotherClient() throws Exception {
     try (Fixture f = new Fixture()) {
+      f.reader().enqueue(new Ping(0));
       f.start(
           f.config().queue("default", 2).pollInterval(HOUR).build(),
           b -> b.handler(Ping.class, (ctx, a) -> {}));
       // Let the worker's first claim (at start) and its LISTEN happen before the enqueue.
+      awaitFirstClaimDone(f);
       await().atMost(Duration.ofSeconds(10)).until(() -> listeners(f) > 0);
       long id;
       try (Connection c = f.dataSource().getConnection()) {
@@ -65,15 +67,27 @@ class WakeUpTest {
   void withoutNotifyOrPollAJobFromAnotherClientWaits() {
     // The control: proves the first test's prompt pickup comes from NOTIFY, not from something else.
     try (Fixture f = new Fixture()) {
+      f.reader().enqueue(new Ping(0));
       f.start(
           f.config().queue("default", 2).pollOnly(true).pollInterval(HOUR).maintenanceEnabled(false).build(),
           b -> b.handler(Ping.class, (ctx, a) -> {}));
+      awaitFirstClaimDone(f);
       long id = f.reader().enqueue(new Ping(1)).job().id();
       await()
           .during(Duration.ofSeconds(2))
-          .atMost(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(10))
           .until(() -> f.job(id).state() == JobState.AVAILABLE);
     }
+  }
+
+  /**
+   * A producer claims once at start. A job enqueued before start is taken by that claim; once it
+   * is completed, the start-up claim is over and any later pickup needs a wake-up.
+   */
+  private static void awaitFirstClaimDone(Fixture f) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> f.count("SELECT count(*) FROM %s.job WHERE state = 'completed'") == 1);
   }
 
   private static long listeners(Fixture f) {
