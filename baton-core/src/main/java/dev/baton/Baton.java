@@ -44,6 +44,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -548,6 +549,10 @@ public final class Baton implements AutoCloseable {
    * Returns when stopped. Stop before start, and stop twice, are fine.
    */
   public void stop(Duration timeout) {
+    // Stop runs to the end even if the calling thread is interrupted (or is interrupted while it
+    // waits): a half-stopped client would keep claiming into a closed pool. The interrupt is
+    // remembered and restored on return.
+    boolean interrupted = Thread.interrupted();
     lifecycleLock.lock();
     try {
       if (lifecycle != Lifecycle.RUNNING) {
@@ -555,46 +560,75 @@ public final class Baton implements AutoCloseable {
         return;
       }
       lifecycle = Lifecycle.STOPPED;
-      boolean interrupted = false;
+      RunningJob caller = JobExecutor.currentJob(); // stop() called from a handler of ours
       try {
+        producers.values().forEach(Producer::requestStop);
         for (Producer p : producers.values()) {
-          p.stop();
+          interrupted |= uninterruptibly(() -> p.stop(Duration.ofSeconds(30)));
         }
-        if (!awaitHandlers(timeout)) {
+        interrupted |= awaitHandlers(timeout, caller);
+        if (executor != null && activeBesides(caller) > 0) {
           for (RunningJob rj : held.snapshot()) {
-            if (!rj.handlerDone()) {
+            if (!rj.handlerDone() && rj != caller) {
               rj.stop(StopReason.SHUTDOWN);
             }
           }
-          if (!awaitHandlers(Duration.ofSeconds(5))) {
+          interrupted |= awaitHandlers(Duration.ofSeconds(5), caller);
+          if (activeBesides(caller) > 0) {
             log.warn(
                 "{} handlers ignored interruption at stop; their jobs are rescued when their"
                     + " leases expire",
-                held.running());
+                activeBesides(caller));
           }
         }
+      } finally {
         if (completer != null) {
-          completer.stop(Duration.ofSeconds(30));
+          interrupted |= uninterruptibly(() -> completer.stop(Duration.ofSeconds(30)));
         }
         if (heartbeater != null) {
-          heartbeater.stop();
+          interrupted |= uninterruptibly(() -> heartbeater.stop(Duration.ofSeconds(10)));
         }
         if (notifier != null) {
-          notifier.stop();
+          interrupted |= uninterruptibly(() -> notifier.stop(Duration.ofSeconds(10)));
         }
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-      shutdown(maintenance);
-      shutdown(timer);
-      shutdown(workers);
-      if (interrupted) {
-        Thread.currentThread().interrupt();
+        shutdown(maintenance);
+        shutdown(timer);
+        if (caller == null) {
+          shutdown(workers);
+        } else if (workers != null) {
+          workers.shutdown(); // do not interrupt the calling handler's own thread
+        }
       }
       log.info("Baton client stopped (node={})", nodeId());
     } finally {
       lifecycleLock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
+  }
+
+  /** An action that may be interrupted. */
+  @FunctionalInterface
+  private interface Interruptible {
+    void run() throws InterruptedException;
+  }
+
+  /** Runs {@code action} to the end, retrying it when interrupted; returns whether it was. */
+  private static boolean uninterruptibly(Interruptible action) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        action.run();
+        return interrupted;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+  }
+
+  private int activeBesides(RunningJob caller) {
+    return executor == null ? 0 : executor.active() - (caller != null ? 1 : 0);
   }
 
   /** Same as {@link #stop()}. */
@@ -603,16 +637,18 @@ public final class Baton implements AutoCloseable {
     stop();
   }
 
-  /** Waits until every execution has returned and queued its finish. */
-  private boolean awaitHandlers(Duration timeout) throws InterruptedException {
+  /**
+   * Waits up to {@code timeout} until every execution (but the caller's own) has returned and
+   * queued its finish. Returns whether the calling thread was interrupted meanwhile.
+   */
+  private boolean awaitHandlers(Duration timeout, RunningJob caller) {
+    boolean interrupted = false;
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (executor != null && executor.active() > 0) {
-      if (System.nanoTime() - deadline > 0) {
-        return false;
-      }
-      Thread.sleep(10);
+    while (activeBesides(caller) > 0 && System.nanoTime() - deadline < 0) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      interrupted |= Thread.interrupted();
     }
-    return true;
+    return interrupted;
   }
 
   private static void shutdown(ExecutorService e) {

@@ -241,13 +241,13 @@ public final class BatonConfig {
 
     /**
      * The schema of Baton's tables; default {@value BatonConfig#DEFAULT_SCHEMA}. Lower-case letters,
-     * digits and underscores, starting with a letter or underscore, at most 63 characters.
+     * digits and underscores, starting with a letter or underscore, at most 55 characters (so that its NOTIFY channel names, the name plus {@code _control}, fit in 63).
      */
     public Builder schema(String schema) {
       if (!isValidSchema(schema)) {
         throw new InvalidConfigException(
             "schema",
-            "1-63 characters of lower-case letters, digits and _, starting with a letter or _",
+            "1-55 characters of lower-case letters, digits and _, starting with a letter or _",
             schema);
       }
       this.schema = schema;
@@ -444,7 +444,7 @@ public final class BatonConfig {
 
     /** Whether {@code schema} is a valid schema name. */
     static boolean isValidSchema(String schema) {
-      return schema != null && schema.matches("[a-z_][a-z0-9_]{0,62}");
+      return schema != null && schema.matches("[a-z_][a-z0-9_]{0,54}");
     }
 
     private static void requireRange(String property, Duration d, Duration min, Duration max) {

@@ -8,7 +8,7 @@ import java.util.Locale;
  * <pre>
  * scheduled / retryable --(due)--> available --(claim)--> running
  * running --> completed | retryable | scheduled (snooze) | cancelled | discarded
- * running --(lease expired or deadline passed: rescue)--> retryable | discarded
+ * running --(lease expired or deadline passed: rescue)--> retryable | discarded | cancelled
  * running --(graceful stop: handed back)--> available
  * </pre>
  */

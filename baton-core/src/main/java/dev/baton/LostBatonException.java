@@ -3,8 +3,8 @@ package dev.baton;
 /**
  * A write by the holder of a job matched no row: the job is no longer {@code running} under this
  * holder's fence (its lease expired and it was rescued, it was cancelled, or it was finished
- * already). Thrown by {@link JobContext#completeIn(java.sql.Connection)} so that the handler's own
- * transaction rolls back with it.
+ * already). Thrown by {@link JobContext#completeIn(java.sql.Connection)}, so that the handler's own
+ * transaction rolls back with it, and by {@link JobContext#extendLease(java.time.Duration)}.
  */
 public class LostBatonException extends BatonException {
   private static final long serialVersionUID = 1L;

@@ -100,6 +100,29 @@ class MigratorTest {
   }
 
   @Test
+  void ownerOfAnExistingSchemaMigratesWithoutCreateOnTheDatabase() {
+    String role = "mig_" + ProcessHandle.current().pid();
+    String schema = DB.newSchemaName();
+    String password = "pw-" + java.util.UUID.randomUUID();
+    DB.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
+    try {
+      // PUBLIC has no CREATE on a database by default, so the role can create nothing but in
+      // the schema it owns.
+      DB.execute("CREATE SCHEMA " + schema + " AUTHORIZATION " + role);
+      try (HikariDataSource asOwner = new HikariDataSource()) {
+        asOwner.setJdbcUrl(DB.jdbcUrlAs(role, password));
+        asOwner.setMaximumPoolSize(2);
+        assertThat(new Migrator(asOwner, schema).up()).containsExactly(1);
+        assertThatThrownBy(() -> new Migrator(asOwner, DB.newSchemaName()).up())
+            .hasMessageContaining("permission denied");
+      }
+    } finally {
+      DB.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      DB.execute("DROP ROLE IF EXISTS " + role);
+    }
+  }
+
+  @Test
   void downDropsTheJobTableAndItsBookkeepingRow() {
     String schema = DB.newSchemaName();
     Migrator migrator = new Migrator(ds, schema);
@@ -159,13 +182,13 @@ class MigratorTest {
 
   @Test
   void overlongAndNullSchemaNamesAreRejectedAtConstruction() {
-    assertThatThrownBy(() -> new Migrator(ds, "a".repeat(64)))
+    assertThatThrownBy(() -> new Migrator(ds, "a".repeat(56)))
         .isInstanceOf(InvalidConfigException.class)
         .hasMessageContaining("schema");
     assertThatThrownBy(() -> new Migrator(ds, null))
         .isInstanceOf(InvalidConfigException.class)
         .hasMessageContaining("schema");
-    assertThat(new Migrator(ds, "a".repeat(63)).latestVersion()).isEqualTo(1);
+    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(1);
   }
 
   @Test

@@ -79,6 +79,22 @@ public final class TestDatabase {
     return jdbcUrl;
   }
 
+  /** The JDBC URL with its user and password replaced, to connect as another role. */
+  public String jdbcUrlAs(String user, String password) {
+    int q = jdbcUrl.indexOf('?');
+    java.util.List<String> params = new java.util.ArrayList<>();
+    if (q >= 0) {
+      for (String p : jdbcUrl.substring(q + 1).split("&")) {
+        if (!p.isEmpty() && !p.startsWith("user=") && !p.startsWith("password=")) {
+          params.add(p);
+        }
+      }
+    }
+    params.add("user=" + user);
+    params.add("password=" + password);
+    return (q < 0 ? jdbcUrl : jdbcUrl.substring(0, q)) + "?" + String.join("&", params);
+  }
+
   /** Whether this is the embedded server (which a test may restart). */
   public boolean embedded() {
     return embedded != null;

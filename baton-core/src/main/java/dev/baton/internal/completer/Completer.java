@@ -55,6 +55,7 @@ public final class Completer {
   private final ConcurrentLinkedQueue<Pending> retries = new ConcurrentLinkedQueue<>();
   private final Thread thread;
   private volatile boolean stopping;
+  private volatile boolean idle; // the thread is (about to be) parked: a submit must unpark it
 
   /** A completer; call {@link #start()}. */
   public Completer(
@@ -91,8 +92,7 @@ public final class Completer {
     Pending p = new Pending(job, finish, onWritten, System.nanoTime());
     if (finish.isPlainCompletion()) {
       completions.put(p);
-      int size = completions.size();
-      if (size == 1 || size >= batchSize) {
+      if (idle || completions.size() >= batchSize) {
         LockSupport.unpark(thread); // start the delay clock, or flush a full batch
       }
     } else {
@@ -144,7 +144,18 @@ public final class Completer {
           if (stopping && pending() == 0) {
             return;
           }
+          idle = true;
+          // Re-check after raising the flag: a submit that saw it down did not unpark us.
+          fillBatch(batch);
+          if (!batch.isEmpty()) {
+            idle = false;
+            continue;
+          }
+          if (completions.peek() != null) {
+            idle = false; // waiting for the head's delay: later submits need not wake us
+          }
           LockSupport.parkNanos(this, parkNanos());
+          idle = false;
           if (Thread.interrupted() && !stopping) {
             return;
           }
@@ -153,6 +164,13 @@ public final class Completer {
         write(batch);
         backoffMillis = 50;
       } catch (RuntimeException e) {
+        if (isDataError(e)) {
+          // Deterministic: retrying the same batch would fail forever and block every finish
+          // behind it. Write the rows one by one; a row the database refuses gets a plain error
+          // entry instead of its own, or, failing that, is left to the rescuer.
+          writeOneByOne(batch);
+          continue;
+        }
         log.warn(
             "cannot write {} finished jobs; retrying in {} ms (the jobs stay running and leased)",
             batch.size(),
@@ -172,6 +190,69 @@ public final class Completer {
         }
         backoffMillis = Math.min(backoffMillis * 2, RETRY_BACKOFF_MAX.toMillis());
       }
+    }
+  }
+
+  /** Whether {@code e} is the database refusing a value (SQL state class 22), not an outage. */
+  private static boolean isDataError(RuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("22")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void writeOneByOne(List<Pending> batch) {
+    List<Pending> rows = new ArrayList<>(batch);
+    batch.clear();
+    for (Pending p : rows) {
+      List<Pending> one = List.of(p);
+      try {
+        settle(one, store.finishIfHeld(dataSource, finishes(one)));
+        continue;
+      } catch (RuntimeException e) {
+        if (!isDataError(e)) {
+          batch.add(p); // an outage after all: retry it with the rest
+          continue;
+        }
+        log.warn(
+            "the database refused the outcome of job {} (fence {}); recording a plain error"
+                + " instead",
+            p.job().id(),
+            p.finish().fence(),
+            e);
+      }
+      Finish f = p.finish();
+      Finish plain =
+          new Finish(
+              f.id(),
+              f.fence(),
+              f.state(),
+              f.delayMillis() == null ? null : 1_000L,
+              f.errorJson() == null
+                  ? null
+                  : "{\"error\":\"unrecordable\",\"message\":\"the outcome of this attempt could"
+                      + " not be stored (refused by the database)\"}",
+              f.attemptDelta(),
+              null);
+      Pending fallback = new Pending(p.job(), plain, p.onWritten(), p.queuedAtNanos());
+      try {
+        settle(List.of(fallback), store.finishIfHeld(dataSource, List.of(plain)));
+      } catch (RuntimeException e) {
+        log.error(
+            "cannot record any outcome of job {} (fence {}); it stays running and is rescued when"
+                + " its lease expires",
+            p.job().id(),
+            f.fence(),
+            e);
+        held.remove(p.job());
+      }
+    }
+    if (!batch.isEmpty()) {
+      throw new IllegalStateException("database unavailable while writing finishes one by one");
     }
   }
 
@@ -233,19 +314,22 @@ public final class Completer {
   }
 
   /**
-   * Records the outcome of a write: each finish in {@code written} is counted; each other one was
-   * fenced off and is dropped, counted and logged. Either way its job is no longer held.
+   * Records the outcome of a write: each finish whose fence is in {@code writtenFences} is counted;
+   * each other one was fenced off and is dropped, counted and logged. Either way its job is no
+   * longer held.
    */
-  public void settle(List<Pending> pending, Set<Long> written) {
+  public void settle(List<Pending> pending, Set<Long> writtenFences) {
     for (Pending p : pending) {
       long id = p.job().id();
-      if (written.contains(id)) {
+      // Settled by fence, not id: a node may hold two claims of one job (it re-claimed a job it
+      // lost), and only the one whose fence matched was written.
+      if (writtenFences.contains(p.finish().fence())) {
         p.onWritten().increment();
       } else {
         counters.fenced.increment();
         log.warn(
-            "dropped the result of job {} (fence {}, outcome {}): this node no longer holds it;"
-                + " its lease expired or it was cancelled, and its new holder's result counts",
+            "dropped the result of job {} (fence {}, outcome {}): this node no longer holds it"
+                + " (its lease expired and it was rescued); its new holder's result counts",
             id,
             p.finish().fence(),
             p.finish().state());

@@ -125,7 +125,8 @@ public final class JobStore {
   // The hot path when a node has finished jobs to report: one statement completes them (fenced,
   // locked in id order as in COMPLETE_MANY_IF_HELD) and claims the next batch (as in CLAIM). One
   // commit instead of two per batch. The two UPDATEs never touch the same row: one takes running
-  // rows, the other available ones. Completed ids come back as rows with is_done = true.
+  // rows, the other available ones. Completions come back as rows with is_done = true, carrying
+  // the fence they were written under.
   private static final String COMPLETE_AND_CLAIM =
       """
       WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
@@ -140,7 +141,7 @@ public final class JobStore {
         SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
         FROM locked
         WHERE j.id = locked.id
-        RETURNING j.id
+        RETURNING j.id, j.fence
       ),
       picked AS MATERIALIZED (
         SELECT id FROM %1$s.job
@@ -168,7 +169,7 @@ public final class JobStore {
       )
       SELECT false AS is_done, claimed.* FROM claimed
       UNION ALL
-      SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM done
+      SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL FROM done
       """;
 
   // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
@@ -188,7 +189,7 @@ public final class JobStore {
       SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
       FROM locked
       WHERE j.id = locked.id
-      RETURNING j.id
+      RETURNING j.fence
       """;
 
   // Any finish of many jobs in one statement, fenced and locked in id order like
@@ -200,7 +201,7 @@ public final class JobStore {
                              ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
       ),
       locked AS MATERIALIZED (
-        SELECT j.id FROM %1$s.job j JOIN f ON j.id = f.id
+        SELECT j.id, j.fence FROM %1$s.job j JOIN f ON j.id = f.id
         WHERE j.fence = f.fence AND j.state = 'running'
         ORDER BY j.id
         FOR UPDATE OF j
@@ -219,12 +220,12 @@ public final class JobStore {
             metadata = CASE WHEN f.meta IS NULL THEN j.metadata ELSE j.metadata || f.meta END,
             lease_expires_at = NULL,
             deadline_at = NULL
-        FROM locked JOIN f ON f.id = locked.id
+        FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
         WHERE j.id = locked.id
-        RETURNING j.id, j.queue, j.state
+        RETURNING j.id, j.fence, j.queue, j.state
       ),
       n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
-      SELECT upd.id, (SELECT count(*) FROM n) AS notified FROM upd
+      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
       """;
 
   // Transactional completion, on the handler's own connection and transaction.
@@ -235,23 +236,33 @@ public final class JobStore {
       WHERE id = ? AND fence = ? AND state = 'running'
       """;
 
-  // Lease extension for every job a node holds, in one statement, rows locked in id order (see
-  // COMPLETE_MANY_IF_HELD). A job missing from the result was lost by this holder. The cancel flag
-  // rides along, for nodes that missed the NOTIFY.
+  // Lease extension for every job a node holds, in one statement. SKIP LOCKED: a row locked by
+  // someone else (the handler's own transaction after ctx.completeIn, the completer) is skipped,
+  // not waited for, so one open transaction cannot stall every lease of the node. The last SELECT
+  // reads each row as last committed: a job that was not extended but is still running under this
+  // fence was only skipped ("still held"); one that is not was lost. The lease never moves back
+  // (ctx.extendLease may have pushed it further). The cancel flag rides along, for nodes that
+  // missed the NOTIFY.
   private static final String HEARTBEAT_IF_HELD =
       """
       WITH h AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS h(id, fence)),
       locked AS MATERIALIZED (
         SELECT j.id FROM %1$s.job j JOIN h ON j.id = h.id
         WHERE j.fence = h.fence AND j.state = 'running'
-        ORDER BY j.id
-        FOR UPDATE OF j
+        FOR UPDATE OF j SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE %1$s.job j
+        SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond')
+        FROM locked
+        WHERE j.id = locked.id
+        RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
       )
-      UPDATE %1$s.job j
-      SET lease_expires_at = now() + ? * interval '1 millisecond'
-      FROM locked
-      WHERE j.id = locked.id
-      RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
+      SELECT h.id, upd.id IS NOT NULL AS extended, coalesce(upd.cancel_requested, false),
+             coalesce(j.fence = h.fence AND j.state = 'running', false) AS still_held
+      FROM h
+      LEFT JOIN upd ON upd.id = h.id
+      LEFT JOIN %1$s.job j ON j.id = h.id
       """;
 
   private static final String EXTEND_IF_HELD =
@@ -572,7 +583,10 @@ public final class JobStore {
         });
   }
 
-  /** What {@link #completeAndClaim} did: the jobs it claimed and the ids it completed. */
+  /**
+   * What {@link #completeAndClaim} did: the jobs it claimed and the fences of the completions it
+   * wrote (a fence names one claim of one job).
+   */
   public record CompleteAndClaim(List<ClaimedJob> claimed, Set<Long> completed) {}
 
   /**
@@ -599,7 +613,7 @@ public final class JobStore {
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
                 if (rs.getBoolean(1)) {
-                  completed.add(rs.getLong(2));
+                  completed.add(rs.getLong(8));
                 } else {
                   claimed.add(readClaimed(rs, 2));
                 }
@@ -640,8 +654,8 @@ public final class JobStore {
   }
 
   /**
-   * Writes {@code finishes}, each only if its holder still holds the job. Returns the ids that were
-   * written; the others were fenced off.
+   * Writes {@code finishes}, each only if its holder still holds the job. Returns the fences of the
+   * finishes that were written (a fence names one claim of one job); the others were fenced off.
    */
   public Set<Long> finishIfHeld(DataSource ds, List<Finish> finishes) {
     if (finishes.isEmpty()) {
@@ -670,7 +684,7 @@ public final class JobStore {
     try (PreparedStatement ps = c.prepareStatement(completeManyIfHeld)) {
       ps.setArray(1, c.createArrayOf("int8", ids));
       ps.setArray(2, c.createArrayOf("int8", fences));
-      return readIds(ps, finishes.size());
+      return readFences(ps, finishes.size());
     }
   }
 
@@ -702,12 +716,12 @@ public final class JobStore {
       ps.setArray(6, c.createArrayOf("int4", deltas));
       ps.setArray(7, c.createArrayOf("text", metas));
       ps.setString(8, schema.insertChannel());
-      return readIds(ps, n);
+      return readFences(ps, n);
     }
   }
 
-  private static Set<Long> readIds(PreparedStatement ps, int expected) throws SQLException {
-    Set<Long> written = new HashSet<>(expected * 2);
+  private static Set<Long> readFences(PreparedStatement ps, int expected) throws SQLException {
+    Set<Long> written = new HashSet<>(expected * 2); // fences of the finishes written
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         written.add(rs.getLong(1));
@@ -725,8 +739,18 @@ public final class JobStore {
     }
   }
 
-  /** What a heartbeat learned: the jobs still held, and those of them with a cancel request. */
-  public record Heartbeat(Set<Long> held, Set<Long> cancelRequested) {}
+  /**
+   * What a heartbeat learned: the jobs whose lease was extended, those still held but skipped
+   * because their row was locked (extended next beat), and those with a cancel request. A job in
+   * none of the first two was lost.
+   */
+  public record Heartbeat(Set<Long> extended, Set<Long> skipped, Set<Long> cancelRequested) {
+
+    /** Whether the job is still held by this holder (extended now, or skipped while locked). */
+    public boolean held(long id) {
+      return extended.contains(id) || skipped.contains(id);
+    }
+  }
 
   /** Extends the leases of the given jobs to now + {@code lease}, each only while still held. */
   public Heartbeat heartbeatIfHeld(DataSource ds, long[] ids, long[] fences, Duration lease) {
@@ -734,7 +758,8 @@ public final class JobStore {
         ds,
         "cannot extend leases (" + ids.length + " jobs)",
         c -> {
-          Set<Long> held = new HashSet<>();
+          Set<Long> extended = new HashSet<>();
+          Set<Long> skipped = new HashSet<>();
           Set<Long> cancel = new HashSet<>();
           try (PreparedStatement ps = c.prepareStatement(heartbeatIfHeld)) {
             ps.setArray(1, array(c, ids));
@@ -742,14 +767,19 @@ public final class JobStore {
             ps.setLong(3, lease.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                held.add(rs.getLong(1));
+                long id = rs.getLong(1);
                 if (rs.getBoolean(2)) {
-                  cancel.add(rs.getLong(1));
+                  extended.add(id);
+                } else if (rs.getBoolean(4)) {
+                  skipped.add(id);
+                }
+                if (rs.getBoolean(3)) {
+                  cancel.add(id);
                 }
               }
             }
           }
-          return new Heartbeat(held, cancel);
+          return new Heartbeat(extended, skipped, cancel);
         });
   }
 

@@ -36,6 +36,9 @@ public final class MigrationStore {
 
   private static final String TABLE_EXISTS = "SELECT to_regclass(?) IS NOT NULL";
 
+  private static final String SCHEMA_EXISTS =
+      "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?)";
+
   private static final String APPLIED =
       "SELECT version FROM %1$s.migration WHERE line = ? ORDER BY version";
 
@@ -82,10 +85,23 @@ public final class MigrationStore {
     }
   }
 
-  /** Creates the schema and bookkeeping table if missing. */
+  /**
+   * Creates the schema (only if it does not exist, so a migrator that owns an existing schema needs
+   * no CREATE on the database) and the bookkeeping table if missing.
+   */
   public void bootstrap(Connection c) throws SQLException {
+    boolean exists;
+    try (PreparedStatement ps = c.prepareStatement(SCHEMA_EXISTS)) {
+      ps.setString(1, schema.name());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        exists = rs.getBoolean(1);
+      }
+    }
     try (Statement st = c.createStatement()) {
-      st.execute(CREATE_SCHEMA.formatted(schema.quoted()));
+      if (!exists) {
+        st.execute(CREATE_SCHEMA.formatted(schema.quoted()));
+      }
       st.execute(CREATE_TABLE.formatted(schema.quoted()));
     }
   }

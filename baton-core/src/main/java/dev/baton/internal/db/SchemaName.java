@@ -16,16 +16,16 @@ public final class SchemaName {
   }
 
   /**
-   * Validates {@code name}: 1-63 lower-case letters, digits and underscores, starting with a letter
+   * Validates {@code name}: 1-55 lower-case letters, digits and underscores, starting with a letter
    * or underscore.
    *
    * @throws InvalidConfigException otherwise
    */
   public static SchemaName of(String name) {
-    if (name == null || !name.matches("[a-z_][a-z0-9_]{0,62}")) {
+    if (name == null || !name.matches("[a-z_][a-z0-9_]{0,54}")) {
       throw new InvalidConfigException(
           "schema",
-          "1-63 characters of lower-case letters, digits and _, starting with a letter or _",
+          "1-55 characters of lower-case letters, digits and _, starting with a letter or _",
           name);
     }
     return new SchemaName(name);

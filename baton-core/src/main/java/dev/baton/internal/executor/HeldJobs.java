@@ -12,9 +12,12 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class HeldJobs {
   private final ConcurrentHashMap<Long, RunningJob> jobs = new ConcurrentHashMap<>();
 
-  /** Adds a claimed job. */
-  public void add(RunningJob job) {
-    jobs.put(job.id(), job);
+  /**
+   * Adds a claimed job. Returns the job it replaced: an older claim of the same job by this node,
+   * which therefore lost it (the job was rescued and this node claimed it again), or null.
+   */
+  public RunningJob add(RunningJob job) {
+    return jobs.put(job.id(), job);
   }
 
   /** Removes a job whose finish was written or dropped. */

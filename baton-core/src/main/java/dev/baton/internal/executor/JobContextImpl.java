@@ -93,14 +93,15 @@ final class JobContextImpl implements JobContext {
     if (extra.isNegative() || extra.isZero()) {
       throw new IllegalArgumentException("extendLease needs a positive duration, got " + extra);
     }
-    Instant deadline = executor.extendIfHeld(rj, extra);
-    if (deadline == null) {
+    Instant stored = executor.extendIfHeld(rj, extra);
+    if (stored == null) {
       rj.stop(StopReason.LOST);
       throw new LostBatonException(rj.id(), rj.fence());
     }
     rj.leaseKnownUntilNanos(
         Math.max(rj.leaseKnownUntilNanos(), System.nanoTime() + extra.toNanos()));
-    executor.rescheduleTimeout(rj, deadline);
+    executor.rescheduleTimeout(
+        rj, Math.max(rj.deadlineNanos(), System.nanoTime() + JobExecutor.saturatedNanos(extra)));
   }
 
   @Override

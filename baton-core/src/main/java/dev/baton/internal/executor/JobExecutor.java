@@ -51,6 +51,9 @@ public final class JobExecutor {
   private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
   private static final int MAX_TRACE_CHARS = 4_000;
 
+  /** The longest snooze or retry delay written: 10 years (longer delays are cut to it). */
+  static final Duration MAX_DELAY = Duration.ofDays(3650);
+
   /** What the executor needs from the client. */
   public record Settings(
       String schema,
@@ -70,6 +73,7 @@ public final class JobExecutor {
   private final ScheduledExecutorService timer;
   private final Settings settings;
   private final AtomicInteger active = new AtomicInteger();
+  private static final ThreadLocal<RunningJob> CURRENT = new ThreadLocal<>();
 
   /** An executor running handlers on {@code workers}. */
   public JobExecutor(
@@ -121,7 +125,21 @@ public final class JobExecutor {
     return active.get();
   }
 
+  /** The job whose handler runs on the calling thread, or null. */
+  public static RunningJob currentJob() {
+    return CURRENT.get();
+  }
+
   private void run(RunningJob rj) {
+    CURRENT.set(rj);
+    try {
+      runAttached(rj);
+    } finally {
+      CURRENT.remove();
+    }
+  }
+
+  private void runAttached(RunningJob rj) {
     ClaimedJob job = rj.job();
     rj.attach(Thread.currentThread());
     Outcome outcome;
@@ -160,11 +178,7 @@ public final class JobExecutor {
           outcome = invalid;
         } else {
           JobContextImpl context = new JobContextImpl(rj, this);
-          Instant deadline = rj.deadline();
-          if (deadline == null) {
-            deadline = Instant.now().plus(timeoutOf(entry));
-          }
-          rescheduleTimeout(rj, deadline);
+          rescheduleTimeout(rj, rj.claimedAtNanos() + saturatedNanos(timeoutOf(entry)));
           outcome = invoke(entry, context, args);
         }
       }
@@ -201,7 +215,9 @@ public final class JobExecutor {
     ClaimedJob job = rj.job();
     StopReason stop = rj.stopReason();
     try {
-      if (rj.completedInTransaction() && outcome.kind == Kind.SUCCESS) {
+      if (rj.completedInTransaction()) {
+        // Whatever the handler did after completeIn, the row says whether its transaction
+        // committed: check it rather than write an outcome that the fence would then refuse.
         verifyTransactionalCompletion(rj);
         return;
       }
@@ -217,52 +233,20 @@ public final class JobExecutor {
       }
       Finish finish;
       LongAdder counter;
-      if (stop == StopReason.SHUTDOWN && outcome.kind != Kind.SUCCESS) {
-        finish = new Finish(job.id(), job.fence(), "available", 0L, null, -1, null);
-        counter = counters.handedBack;
-      } else if (stop == StopReason.CANCELLED && outcome.kind != Kind.SUCCESS
-          || outcome.kind == Kind.CANCELLED) {
-        String reason = outcome.kind == Kind.CANCELLED ? outcome.message : "cancel requested";
+      try {
+        finish = finishFor(rj, outcome, stop);
+      } catch (RuntimeException e) {
+        // Never let an outcome that cannot be put into words strand the job: record a plain
+        // failure naming what the handler threw.
+        log.warn("cannot record the outcome of job {} as is; recording a plain failure", job.id(), e);
+        String cls = outcome.errorClass != null ? outcome.errorClass : outcome.kind.name();
+        String err = minimalError(job, cls, "the outcome could not be recorded: " + e);
         finish =
-            new Finish(
-                job.id(), job.fence(), "cancelled", null, error(job, "cancelled", reason, null), 0, null);
-        counter = counters.cancelled;
-      } else if (outcome.kind == Kind.SUCCESS) {
-        finish = Finish.completed(job.id(), job.fence());
-        counter = counters.completed;
-      } else if (outcome.kind == Kind.SNOOZE) {
-        long ms = outcome.delay.toMillis();
-        finish =
-            new Finish(
-                job.id(),
-                job.fence(),
-                ms == 0 ? "available" : "scheduled",
-                ms,
-                null,
-                -1,
-                "{\"snoozes\":" + (snoozes(job) + 1) + "}");
-        counter = counters.snoozed;
-      } else {
-        String errorClass = outcome.errorClass;
-        String message = outcome.message;
-        if (stop == StopReason.TIMED_OUT) {
-          errorClass = "timeout";
-          message =
-              "timed out at its deadline "
-                  + rj.deadline()
-                  + " and was interrupted"
-                  + (outcome.message == null ? "" : " (" + outcome.message + ")");
-        }
-        String err = error(job, errorClass, message, outcome.cause);
-        if (outcome.kind == Kind.DISCARD || job.attempt() >= job.maxAttempts()) {
-          finish = new Finish(job.id(), job.fence(), "discarded", null, err, 0, null);
-          counter = counters.discarded;
-        } else {
-          Duration delay = retryDelay(job, outcome.cause);
-          finish = new Finish(job.id(), job.fence(), "retryable", delay.toMillis(), err, 0, null);
-          counter = counters.retried;
-        }
+            job.attempt() >= job.maxAttempts()
+                ? new Finish(job.id(), job.fence(), "discarded", null, err, 0, null)
+                : new Finish(job.id(), job.fence(), "retryable", 1_000L, err, 0, null);
       }
+      counter = counterFor(finish, stop, outcome);
       if (log.isDebugEnabled()) {
         log.debug("job {} (kind {}) finished as {}", job.id(), job.kind(), finish.state());
       }
@@ -273,6 +257,66 @@ public final class JobExecutor {
       Thread.currentThread().interrupt();
     } finally {
       rj.releaseSlot();
+    }
+  }
+
+  private Finish finishFor(RunningJob rj, Outcome outcome, StopReason stop) {
+    ClaimedJob job = rj.job();
+    if (stop == StopReason.SHUTDOWN && outcome.kind != Kind.SUCCESS) {
+      return new Finish(job.id(), job.fence(), "available", 0L, null, -1, null);
+    }
+    if (stop == StopReason.CANCELLED && outcome.kind != Kind.SUCCESS
+        || outcome.kind == Kind.CANCELLED) {
+      String reason = outcome.kind == Kind.CANCELLED ? outcome.message : "cancel requested";
+      return new Finish(
+          job.id(), job.fence(), "cancelled", null, error(job, "cancelled", reason, null), 0, null);
+    }
+    if (outcome.kind == Kind.SUCCESS) {
+      return Finish.completed(job.id(), job.fence());
+    }
+    if (outcome.kind == Kind.SNOOZE) {
+      long ms = clampedDelayMillis(outcome.delay);
+      return new Finish(
+          job.id(),
+          job.fence(),
+          ms == 0 ? "available" : "scheduled",
+          ms,
+          null,
+          -1,
+          "{\"snoozes\":" + (snoozes(job) + 1) + "}");
+    }
+    String errorClass = outcome.errorClass;
+    String message = outcome.message;
+    if (stop == StopReason.TIMED_OUT) {
+      errorClass = "timeout";
+      message =
+          "timed out at its deadline "
+              + rj.deadline()
+              + " and was interrupted"
+              + (outcome.message == null ? "" : " (" + outcome.message + ")");
+    }
+    String err = error(job, errorClass, message, outcome.cause);
+    if (outcome.kind == Kind.DISCARD || job.attempt() >= job.maxAttempts()) {
+      return new Finish(job.id(), job.fence(), "discarded", null, err, 0, null);
+    }
+    long delay = clampedDelayMillis(retryDelay(job, outcome.cause));
+    return new Finish(job.id(), job.fence(), "retryable", delay, err, 0, null);
+  }
+
+  private LongAdder counterFor(Finish finish, StopReason stop, Outcome outcome) {
+    switch (finish.state()) {
+      case "completed":
+        return counters.completed;
+      case "cancelled":
+        return counters.cancelled;
+      case "discarded":
+        return counters.discarded;
+      case "retryable":
+        return counters.retried;
+      default:
+        return stop == StopReason.SHUTDOWN && outcome.kind != Kind.SUCCESS
+            ? counters.handedBack
+            : counters.snoozed;
     }
   }
 
@@ -347,18 +391,40 @@ public final class JobExecutor {
     }
   }
 
+  /**
+   * An error entry as JSON. Text is cleaned of NUL characters, which a JSONB value cannot hold; a
+   * stack trace that cannot be printed is left out.
+   */
   String error(ClaimedJob job, String errorClass, String message, Throwable cause) {
     ObjectNode node = mapper.createObjectNode();
     node.put("attempt", job.attempt());
-    node.put("error", errorClass);
-    node.put("message", message);
+    node.put("error", clean(errorClass));
+    node.put("message", clean(message));
     if (cause != null) {
-      StringWriter sw = new StringWriter();
-      cause.printStackTrace(new PrintWriter(sw));
-      String trace = sw.toString();
-      node.put("trace", trace.length() > MAX_TRACE_CHARS ? trace.substring(0, MAX_TRACE_CHARS) : trace);
+      try {
+        StringWriter sw = new StringWriter();
+        cause.printStackTrace(new PrintWriter(sw));
+        String trace = sw.toString();
+        node.put(
+            "trace",
+            clean(trace.length() > MAX_TRACE_CHARS ? trace.substring(0, MAX_TRACE_CHARS) : trace));
+      } catch (RuntimeException e) {
+        node.put("trace", "(stack trace unavailable: " + clean(e.getClass().getName()) + ")");
+      }
     }
     return node.toString();
+  }
+
+  private String minimalError(ClaimedJob job, String errorClass, String message) {
+    ObjectNode node = mapper.createObjectNode();
+    node.put("attempt", job.attempt());
+    node.put("error", clean(errorClass));
+    node.put("message", clean(message));
+    return node.toString();
+  }
+
+  private static String clean(String s) {
+    return s == null ? null : s.replace("\0", "");
   }
 
   // --- for JobContextImpl ---
@@ -383,13 +449,36 @@ public final class JobExecutor {
     }
   }
 
-  /** Sets the attempt's deadline and (re)arms the timer that interrupts the handler at it. */
-  void rescheduleTimeout(RunningJob rj, Instant deadline) {
-    rj.deadline(deadline);
-    long ms = Math.max(0, Duration.between(Instant.now(), deadline).toMillis());
+  /**
+   * Sets the attempt's deadline ({@link System#nanoTime()} based) and (re)arms the timer that
+   * interrupts the handler at it.
+   */
+  void rescheduleTimeout(RunningJob rj, long deadlineNanos) {
+    rj.deadlineNanos(deadlineNanos);
+    long delay = Math.max(0, deadlineNanos - System.nanoTime());
     ScheduledFuture<?> f =
-        timer.schedule(() -> rj.stop(StopReason.TIMED_OUT), ms, TimeUnit.MILLISECONDS);
+        timer.schedule(() -> rj.stop(StopReason.TIMED_OUT), delay, TimeUnit.NANOSECONDS);
     rj.replaceTimeout(f);
+  }
+
+  /** {@code d} in nanoseconds, saturating instead of overflowing. */
+  static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
+    }
+  }
+
+  /**
+   * A delay in milliseconds that the database can add to now(): negative becomes 0, anything above
+   * {@link #MAX_DELAY} (or too large for a long) becomes {@link #MAX_DELAY}.
+   */
+  static long clampedDelayMillis(Duration d) {
+    if (d == null || d.isNegative()) {
+      return 0;
+    }
+    return d.compareTo(MAX_DELAY) > 0 ? MAX_DELAY.toMillis() : d.toMillis();
   }
 
   private enum Kind {

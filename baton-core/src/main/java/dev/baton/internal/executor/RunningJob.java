@@ -25,21 +25,23 @@ public final class RunningJob {
   private StopReason stopReason;
   private volatile boolean handlerDone;
   private volatile boolean completedInTransaction;
-  private volatile Instant deadline;
+  private final long claimedAtNanos;
+  private volatile long deadlineNanos; // local monotonic clock; 0 until the executor sets it
   private volatile long leaseKnownUntilNanos;
   private ScheduledFuture<?> timeout;
 
   /**
-   * Tracks {@code job}; {@code releaseSlot} gives its producer slot back once. The holder's
-   * deadline is the stored one less {@code deadlineGrace}: the holder acts at its timeout, the
-   * rescuer only a grace later.
+   * Tracks {@code job}; {@code releaseSlot} gives its producer slot back once. {@code
+   * claimedAtNanos} is {@link System#nanoTime()} taken before the claim statement was sent: the
+   * holder's lease and deadline are counted from it on the local monotonic clock, never from the
+   * database's timestamps, so clock skew between node and database cannot make a timeout fire
+   * early or late, and the holder's lease starts no later than the stored one.
    */
-  public RunningJob(
-      ClaimedJob job, Runnable releaseSlot, long leaseKnownUntilNanos, Duration deadlineGrace) {
+  public RunningJob(ClaimedJob job, Runnable releaseSlot, long claimedAtNanos, Duration lease) {
     this.job = job;
     this.releaseSlot = releaseSlot;
-    this.deadline = job.deadlineAt() == null ? null : job.deadlineAt().minus(deadlineGrace);
-    this.leaseKnownUntilNanos = leaseKnownUntilNanos;
+    this.claimedAtNanos = claimedAtNanos;
+    this.leaseKnownUntilNanos = claimedAtNanos + lease.toNanos();
   }
 
   /** The claimed row. */
@@ -64,11 +66,16 @@ public final class RunningJob {
   public void stop(StopReason reason) {
     lock.lock();
     try {
-      if (stopReason == null || reason == StopReason.LOST) {
+      // Interrupt once per change of reason, not on every call: a heartbeat repeats a cancel
+      // request every beat, and a handler that cleared its interrupt to finish some I/O must not
+      // be interrupted again for the same reason.
+      boolean changed =
+          stopReason == null || (reason == StopReason.LOST && stopReason != StopReason.LOST);
+      if (changed) {
         stopReason = reason;
-      }
-      if (thread != null) {
-        thread.interrupt();
+        if (thread != null) {
+          thread.interrupt();
+        }
       }
     } finally {
       lock.unlock();
@@ -129,13 +136,24 @@ public final class RunningJob {
     handlerDone = true;
   }
 
-  /** When the current attempt times out. */
-  public Instant deadline() {
-    return deadline;
+  /** {@link System#nanoTime()} taken before the claim statement was sent. */
+  public long claimedAtNanos() {
+    return claimedAtNanos;
   }
 
-  void deadline(Instant deadline) {
-    this.deadline = deadline;
+  /** When the current attempt times out, on the wall clock (from the local monotonic deadline). */
+  public Instant deadline() {
+    long d = deadlineNanos;
+    return d == 0 ? null : Instant.now().plusNanos(d - System.nanoTime());
+  }
+
+  /** The attempt's deadline on the local monotonic clock ({@link System#nanoTime()}). */
+  long deadlineNanos() {
+    return deadlineNanos;
+  }
+
+  void deadlineNanos(long nanos) {
+    this.deadlineNanos = nanos;
   }
 
   /** Until when (System.nanoTime) the lease is known to hold, from the last good heartbeat. */

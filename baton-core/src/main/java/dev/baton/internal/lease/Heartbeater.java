@@ -61,11 +61,11 @@ public final class Heartbeater {
     thread.start();
   }
 
-  /** Stops beating and waits for the thread to end. */
-  public void stop() throws InterruptedException {
+  /** Stops beating and waits up to {@code timeout} for the thread to end. */
+  public void stop(Duration timeout) throws InterruptedException {
     running = false;
     thread.interrupt();
-    thread.join();
+    thread.join(Math.max(1, timeout.toMillis()));
   }
 
   private void loop() {
@@ -102,8 +102,10 @@ public final class Heartbeater {
     JobStore.Heartbeat beat = store.heartbeatIfHeld(dataSource, ids, fences, lease);
     long knownUntil = sentAt + lease.toNanos();
     for (RunningJob rj : jobs) {
-      if (beat.held().contains(rj.id())) {
-        rj.leaseKnownUntilNanos(knownUntil);
+      if (beat.held(rj.id())) {
+        if (beat.extended().contains(rj.id())) {
+          rj.leaseKnownUntilNanos(knownUntil);
+        }
         if (beat.cancelRequested().contains(rj.id())) {
           rj.stop(StopReason.CANCELLED);
         }

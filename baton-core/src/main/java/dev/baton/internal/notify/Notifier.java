@@ -59,11 +59,11 @@ public final class Notifier {
     thread.start();
   }
 
-  /** Stops listening, returns the connection to the pool and waits for the thread to end. */
-  public void stop() throws InterruptedException {
+  /** Stops listening and waits up to {@code timeout} for the thread to end. */
+  public void stop(Duration timeout) throws InterruptedException {
     running = false;
     thread.interrupt();
-    thread.join();
+    thread.join(Math.max(1, timeout.toMillis()));
   }
 
   private void loop() {

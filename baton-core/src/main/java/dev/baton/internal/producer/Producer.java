@@ -7,6 +7,7 @@ import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
 import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
+import dev.baton.internal.executor.StopReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -107,11 +108,19 @@ public final class Producer {
     }
   }
 
-  /** Stops claiming and waits for the claim loop to end; running jobs are not touched. */
-  public void stop() throws InterruptedException {
+  /** Asks the claim loop to end after the claim in progress, if any; does not wait. */
+  public void requestStop() {
     running = false;
     wake();
-    thread.join();
+  }
+
+  /**
+   * Stops claiming and waits up to {@code timeout} for the claim loop to end; running jobs are not
+   * touched.
+   */
+  public void stop(Duration timeout) throws InterruptedException {
+    requestStop();
+    thread.join(Math.max(1, timeout.toMillis()));
   }
 
   private void release() {
@@ -149,7 +158,7 @@ public final class Producer {
       if (free <= 0) {
         return;
       }
-      long leaseUntil = System.nanoTime() + settings.lease().toNanos(); // before: a safe bound
+      long claimedAt = System.nanoTime(); // before the claim: a safe bound for lease and deadline
       JobStore.ClaimParams params =
           new JobStore.ClaimParams(
               settings.queue(),
@@ -177,8 +186,20 @@ public final class Producer {
       }
       for (ClaimedJob job : claimed) {
         inFlight.incrementAndGet();
-        RunningJob rj = new RunningJob(job, this::release, leaseUntil, settings.lease());
-        held.add(rj);
+        RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
+        RunningJob older = held.add(rj);
+        if (older != null && older.fence() != rj.fence()) {
+          // This node claimed again a job it still ran under an older fence: the new claim proves
+          // the old one lost. Its handler is interrupted and its result will be dropped.
+          counters.leasesLost.increment();
+          log.warn(
+              "lost job {} (fence {}): this node claimed it again under fence {}; interrupting the"
+                  + " older handler",
+              job.id(),
+              older.fence(),
+              rj.fence());
+          older.stop(StopReason.LOST);
+        }
         counters.claimed.increment();
         executor.execute(rj);
       }
