@@ -63,11 +63,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Thread-safe. Enqueueing works before {@link #start()} and after {@link #stop()}. Working jobs
- * needs {@link #start()}: then one producer thread per queue claims into free slots, handlers run on
- * virtual threads (Java 21+) or a bounded pool (Java 17), a completer writes finishes in batches, a
- * heartbeater extends leases, one connection LISTENs for wake-ups, and a maintenance thread rescues
- * expired leases and makes due jobs available. No database transaction of Baton's is open while a
- * handler runs.
+ * needs {@link #start()}: then one producer thread per queue claims into free slots, handlers run
+ * on virtual threads (Java 21+) or a bounded pool (Java 17), a completer writes finishes in
+ * batches, a heartbeater extends leases, one connection LISTENs for wake-ups, and a maintenance
+ * thread rescues expired leases and makes due jobs available. No database transaction of Baton's is
+ * open while a handler runs.
  *
  * <p>Start/stop contract: {@link #start()} returns when the client runs; {@link #stop()} returns
  * when it has stopped; stop before start and stop twice are fine; a stopped client cannot start
@@ -186,9 +186,7 @@ public final class Baton implements AutoCloseable {
     }
     JobStore.BulkResult r =
         Db.inTransaction(
-            dataSource,
-            "cannot enqueue " + jobs.size() + " jobs",
-            c -> store.enqueueMany(c, jobs));
+            dataSource, "cannot enqueue " + jobs.size() + " jobs", c -> store.enqueueMany(c, jobs));
     jobs.stream().map(JobStore.NewJob::queue).distinct().forEach(q -> wakeLocal(q, "available"));
     return new EnqueueManyResult(r.ids(), r.existing());
   }
@@ -219,7 +217,8 @@ public final class Baton implements AutoCloseable {
       try {
         jobs.add(prepare(r.args(), r.options()));
       } catch (InvalidJobException e) {
-        throw new InvalidJobException("cannot enqueue jobs: request " + i + ": " + e.getMessage(), e);
+        throw new InvalidJobException(
+            "cannot enqueue jobs: request " + i + ": " + e.getMessage(), e);
       }
     }
     return jobs;
@@ -240,7 +239,9 @@ public final class Baton implements AutoCloseable {
       json = mapper.writeValueAsString(args);
     } catch (JsonProcessingException e) {
       throw new InvalidJobException(
-          "cannot enqueue job (kind=" + kind + "): args cannot be serialised to JSON: "
+          "cannot enqueue job (kind="
+              + kind
+              + "): args cannot be serialised to JSON: "
               + e.getOriginalMessage(),
           e);
     }
@@ -248,13 +249,16 @@ public final class Baton implements AutoCloseable {
       metadata = mapper.writeValueAsString(options.metadata());
     } catch (JsonProcessingException e) {
       throw new InvalidJobException(
-          "cannot enqueue job (kind=" + kind + "): metadata cannot be serialised to JSON: "
+          "cannot enqueue job (kind="
+              + kind
+              + "): metadata cannot be serialised to JSON: "
               + e.getOriginalMessage(),
           e);
     }
-    int bytes = json.length() > config.maxArgsBytes() / 3
-        ? json.getBytes(StandardCharsets.UTF_8).length
-        : json.length();
+    int bytes =
+        json.length() > config.maxArgsBytes() / 3
+            ? json.getBytes(StandardCharsets.UTF_8).length
+            : json.length();
     if (bytes > config.maxArgsBytes()) {
       throw new InvalidJobException(
           "cannot enqueue job (kind="
@@ -289,7 +293,8 @@ public final class Baton implements AutoCloseable {
 
   /** The job with {@code id}, if it exists. */
   public Optional<Job> job(long id) {
-    JobRow row = Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> store.get(c, id));
+    JobRow row =
+        Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> store.get(c, id));
     return Optional.ofNullable(row).map(this::toJob);
   }
 
@@ -416,13 +421,15 @@ public final class Baton implements AutoCloseable {
       version = Db.inTransaction(dataSource, "cannot check schema", store::schemaVersion);
     } catch (BatonException e) {
       if (e.getCause() instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
-        throw new SchemaNotMigratedException(schema.name(), "the table " + schema.name() + ".migration does not exist");
+        throw new SchemaNotMigratedException(
+            schema.name(), "the table " + schema.name() + ".migration does not exist");
       }
       throw e;
     }
     if (version < Migrator.QUEUE_VERSION) {
       throw new SchemaNotMigratedException(
-          schema.name(), "it is at version " + version + ", this library needs " + Migrator.QUEUE_VERSION);
+          schema.name(),
+          "it is at version " + version + ", this library needs " + Migrator.QUEUE_VERSION);
     }
   }
 
@@ -463,9 +470,14 @@ public final class Baton implements AutoCloseable {
             workers,
             timer,
             new JobExecutor.Settings(
-                schema.name(), nodeId(), config.jobTimeout(), config.lease(), config.retryPolicy()));
+                schema.name(),
+                nodeId(),
+                config.jobTimeout(),
+                config.lease(),
+                config.retryPolicy()));
     heartbeater =
-        new Heartbeater(dataSource, store, held, counters, config.lease(), config.heartbeatInterval());
+        new Heartbeater(
+            dataSource, store, held, counters, config.lease(), config.heartbeatInterval());
     heartbeater.start();
     for (QueueConfig q : config.queues().values()) {
       producers.put(
@@ -670,17 +682,24 @@ public final class Baton implements AutoCloseable {
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         Object builder =
             lookup
-                .findStatic(Thread.class, "ofVirtual", MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual")))
+                .findStatic(
+                    Thread.class,
+                    "ofVirtual",
+                    MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual")))
                 .invoke();
         Class<?> ofVirtual = Class.forName("java.lang.Thread$Builder$OfVirtual");
         builder =
             lookup
-                .findVirtual(ofVirtual, "name", MethodType.methodType(ofVirtual, String.class, long.class))
+                .findVirtual(
+                    ofVirtual, "name", MethodType.methodType(ofVirtual, String.class, long.class))
                 .invoke(builder, "baton-worker-", 0L);
         ThreadFactory factory =
             (ThreadFactory)
                 lookup
-                    .findVirtual(Class.forName("java.lang.Thread$Builder"), "factory", MethodType.methodType(ThreadFactory.class))
+                    .findVirtual(
+                        Class.forName("java.lang.Thread$Builder"),
+                        "factory",
+                        MethodType.methodType(ThreadFactory.class))
                     .invoke(builder);
         return (ExecutorService)
             lookup
@@ -690,12 +709,18 @@ public final class Baton implements AutoCloseable {
                     MethodType.methodType(ExecutorService.class, ThreadFactory.class))
                 .invoke(factory);
       } catch (Throwable e) {
-        throw new BatonException("cannot create virtual-thread executor on Java " + Runtime.version(), e);
+        throw new BatonException(
+            "cannot create virtual-thread executor on Java " + Runtime.version(), e);
       }
     }
     ThreadPoolExecutor pool =
         new ThreadPoolExecutor(
-            threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), named("baton-worker"));
+            threads,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            named("baton-worker"));
     pool.allowCoreThreadTimeOut(true);
     return pool;
   }
@@ -703,7 +728,8 @@ public final class Baton implements AutoCloseable {
   private static ThreadFactory named(String prefix) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
-      Thread t = new Thread(r, prefix.endsWith("worker") ? prefix + "-" + n.incrementAndGet() : prefix);
+      Thread t =
+          new Thread(r, prefix.endsWith("worker") ? prefix + "-" + n.incrementAndGet() : prefix);
       t.setDaemon(true);
       return t;
     };

@@ -50,8 +50,8 @@ public final class BatonConfig {
   public static final int DEFAULT_COMPLETER_CAPACITY = 10_000;
 
   /**
-   * How long a completion may wait for the next claim to carry it before the completer writes it
-   * on its own: 2 ms.
+   * How long a completion may wait for the next claim to carry it before the completer writes it on
+   * its own: 2 ms.
    */
   public static final Duration DEFAULT_COMPLETER_FLUSH_DELAY = Duration.ofMillis(2);
 
@@ -80,7 +80,8 @@ public final class BatonConfig {
     this.nodeId = b.nodeId != null ? b.nodeId : defaultNodeId();
     this.queues = Collections.unmodifiableMap(new LinkedHashMap<>(b.queues));
     this.lease = b.lease;
-    this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.heartbeatInterval =
+        b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
     this.jobTimeout = b.jobTimeout;
     this.pollInterval = b.pollInterval;
     this.pollOnly = b.pollOnly;
@@ -240,8 +241,9 @@ public final class BatonConfig {
     private Builder() {}
 
     /**
-     * The schema of Baton's tables; default {@value BatonConfig#DEFAULT_SCHEMA}. Lower-case letters,
-     * digits and underscores, starting with a letter or underscore, at most 55 characters (so that its NOTIFY channel names, the name plus {@code _control}, fit in 63).
+     * The schema of Baton's tables; default {@value BatonConfig#DEFAULT_SCHEMA}. Lower-case
+     * letters, digits and underscores, starting with a letter or underscore, at most 55 characters
+     * (so that its NOTIFY channel names, the name plus {@code _control}, fit in 63).
      */
     public Builder schema(String schema) {
       if (!isValidSchema(schema)) {
@@ -437,7 +439,9 @@ public final class BatonConfig {
       }
       if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
         throw new InvalidConfigException(
-            "virtualThreads", "false on Java " + Runtime.version().feature() + " (needs 21+)", true);
+            "virtualThreads",
+            "false on Java " + Runtime.version().feature() + " (needs 21+)",
+            true);
       }
       return new BatonConfig(this);
     }

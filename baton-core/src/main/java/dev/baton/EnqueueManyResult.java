@@ -49,7 +49,12 @@ public final class EnqueueManyResult {
 
   @Override
   public String toString() {
-    return "EnqueueManyResult{size=" + size() + ", inserted=" + insertedCount() + ", ids="
-        + (jobIds.length <= 10 ? Arrays.toString(jobIds) : jobIds.length + " ids") + "}";
+    return "EnqueueManyResult{size="
+        + size()
+        + ", inserted="
+        + insertedCount()
+        + ", ids="
+        + (jobIds.length <= 10 ? Arrays.toString(jobIds) : jobIds.length + " ids")
+        + "}";
   }
 }

@@ -59,8 +59,8 @@ public interface JobContext {
 
   /**
    * Extends this attempt for long work: the lease and the deadline move to at least {@code now +
-   * extra}. Heartbeats never move the lease back; they keep extending it as usual once {@code now
-   * + lease} passes it.
+   * extra}. Heartbeats never move the lease back; they keep extending it as usual once {@code now +
+   * lease} passes it.
    *
    * @throws LostBatonException if this holder no longer holds the job
    */

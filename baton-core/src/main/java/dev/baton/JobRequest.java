@@ -6,7 +6,8 @@ import java.util.Objects;
  * One job of a bulk enqueue: its args and options.
  *
  * @param args the args; the kind comes from their class
- * @param options the options, {@link EnqueueOptions#defaults()} when built with {@link #of(JobArgs)}
+ * @param options the options, {@link EnqueueOptions#defaults()} when built with {@link
+ *     #of(JobArgs)}
  */
 public record JobRequest(JobArgs args, EnqueueOptions options) {
 

@@ -50,7 +50,9 @@ public enum JobState {
       }
     }
     throw new IllegalArgumentException(
-        "unknown job state \"" + dbName + "\"; expected one of scheduled, available, running,"
+        "unknown job state \""
+            + dbName
+            + "\"; expected one of scheduled, available, running,"
             + " retryable, completed, cancelled, discarded");
   }
 }

@@ -27,8 +27,8 @@ public interface RetryPolicy {
 
   /**
    * The default: {@code min(cap, base * 2^(attempt-1))}, then a random jitter of +-20% so that jobs
-   * that failed together do not retry together. With the defaults (1 s, cap 1 h), the 19 waits between
-   * 20 attempts add up to about 8 hours.
+   * that failed together do not retry together. With the defaults (1 s, cap 1 h), the 19 waits
+   * between 20 attempts add up to about 8 hours.
    */
   static RetryPolicy exponential() {
     return exponential(DEFAULT_BASE, DEFAULT_CAP);

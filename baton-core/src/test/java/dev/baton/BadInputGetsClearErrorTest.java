@@ -44,7 +44,9 @@ class BadInputGetsClearErrorTest {
       assertThat(f.count("SELECT count(*) FROM %s.job")).isZero();
       // Declared kinds are accepted without a handler.
       Baton producerOnly =
-          Baton.builder(f.dataSource()).config(f.config().knownKinds(Unknown.class).build()).build();
+          Baton.builder(f.dataSource())
+              .config(f.config().knownKinds(Unknown.class).build())
+              .build();
       assertThat(producerOnly.enqueue(new Unknown(1)).existing()).isFalse();
     }
   }
@@ -55,17 +57,28 @@ class BadInputGetsClearErrorTest {
       long unknown = f.reader().enqueue(new Unknown(1)).job().id();
       long known = f.reader().enqueue(new Known(2)).job().id();
       f.start(
-          f.config().nodeId("worker-1").queue("default", 2)
-              .retryPolicy((attempt, e) -> Duration.ofMinutes(10)).build(),
+          f.config()
+              .nodeId("worker-1")
+              .queue("default", 2)
+              .retryPolicy((attempt, e) -> Duration.ofMinutes(10))
+              .build(),
           b -> b.handler(Known.class, (ctx, a) -> {}));
-      await().atMost(Duration.ofSeconds(10)).until(() -> f.job(known).state() == JobState.COMPLETED);
-      await().atMost(Duration.ofSeconds(10)).until(() -> f.job(unknown).state() == JobState.RETRYABLE);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> f.job(known).state() == JobState.COMPLETED);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> f.job(unknown).state() == JobState.RETRYABLE);
       Job job = f.job(unknown);
-      assertThat(job.errors()).singleElement().satisfies(e -> {
-        assertThat(e.error()).isEqualTo("unknown_kind");
-        assertThat(e.message()).contains("no handler is registered for kind \"unknown\"")
-            .contains("worker-1");
-      });
+      assertThat(job.errors())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.error()).isEqualTo("unknown_kind");
+                assertThat(e.message())
+                    .contains("no handler is registered for kind \"unknown\"")
+                    .contains("worker-1");
+              });
     }
   }
 
@@ -81,11 +94,16 @@ class BadInputGetsClearErrorTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> f.job(bad).state() == JobState.DISCARDED);
       Job job = f.job(bad);
       assertThat(job.attempt()).isEqualTo(1);
-      assertThat(job.errors()).singleElement().satisfies(e -> {
-        assertThat(e.error()).isEqualTo("invalid_args");
-        assertThat(e.message()).contains(TypedAsNumber.class.getName()).contains("many")
-            .contains("no retry can fix them");
-      });
+      assertThat(job.errors())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.error()).isEqualTo("invalid_args");
+                assertThat(e.message())
+                    .contains(TypedAsNumber.class.getName())
+                    .contains("many")
+                    .contains("no retry can fix them");
+              });
     }
   }
 

@@ -31,15 +31,17 @@ class ClientStartStopTest {
         List<Future<?>> futures = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
           int n = i;
-          futures.add(pool.submit(() -> {
-            barrier.await();
-            if (n % 2 == 0) {
-              baton.start();
-            } else {
-              baton.stop();
-            }
-            return null;
-          }));
+          futures.add(
+              pool.submit(
+                  () -> {
+                    barrier.await();
+                    if (n % 2 == 0) {
+                      baton.start();
+                    } else {
+                      baton.stop();
+                    }
+                    return null;
+                  }));
         }
         for (Future<?> fu : futures) {
           try {

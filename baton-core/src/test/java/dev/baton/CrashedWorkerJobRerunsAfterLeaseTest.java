@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class CrashedWorkerJobRerunsAfterLeaseTest {
   private static final Duration LEASE = Duration.ofSeconds(3);
-  private static final Pattern STARTED = Pattern.compile("started job (\\d+) fence (\\d+) attempt (\\d+)");
+  private static final Pattern STARTED =
+      Pattern.compile("started job (\\d+) fence (\\d+) attempt (\\d+)");
 
   @Test
   void crashedWorkersJobIsRerunAfterItsLeaseExpiresAndNoSooner() throws Exception {
@@ -61,7 +62,8 @@ class CrashedWorkerJobRerunsAfterLeaseTest {
                 .build()) {
       long id =
           survivor
-              .enqueue(new ChildJob("crash"), EnqueueOptions.builder().queue(ChildJob.QUEUE).build())
+              .enqueue(
+                  new ChildJob("crash"), EnqueueOptions.builder().queue(ChildJob.QUEUE).build())
               .job()
               .id();
 

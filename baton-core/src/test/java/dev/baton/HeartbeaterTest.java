@@ -29,20 +29,28 @@ class HeartbeaterTest {
           store.claim(
               f.dataSource(),
               new JobStore.ClaimParams(
-                  "default", 2, "n", Duration.ofSeconds(5), new String[0], new Long[0], Duration.ofMinutes(1)));
+                  "default",
+                  2,
+                  "n",
+                  Duration.ofSeconds(5),
+                  new String[0],
+                  new Long[0],
+                  Duration.ofMinutes(1)));
       HeldJobs held = new HeldJobs();
       NodeCounters counters = new NodeCounters();
       RunningJob kept = track(held, claimed.get(0));
       RunningJob lost = track(held, claimed.get(1));
       Heartbeater hb =
-          new Heartbeater(f.dataSource(), store, held, counters, Duration.ofMinutes(10), Duration.ofSeconds(1));
+          new Heartbeater(
+              f.dataSource(), store, held, counters, Duration.ofMinutes(10), Duration.ofSeconds(1));
 
       // Another holder takes the second job.
       f.execute("UPDATE %s.job SET fence = fence + 1000 WHERE id = " + lost.id());
       hb.beatOnce();
       hb.beatOnce();
 
-      assertThat(f.job(kept.id()).leaseExpiresAt()).isAfter(java.time.Instant.now().plus(Duration.ofMinutes(9)));
+      assertThat(f.job(kept.id()).leaseExpiresAt())
+          .isAfter(java.time.Instant.now().plus(Duration.ofMinutes(9)));
       assertThat(lost.stopReason()).isEqualTo(StopReason.LOST);
       assertThat(kept.stopReason()).isNull();
       assertThat(counters.leasesLost.sum()).isEqualTo(1);

@@ -27,14 +27,23 @@ class JobContextTest {
               b.handler(
                   Seen.class,
                   (ctx, a) -> {
-                    seen.add(new Snapshot(ctx.jobId(), ctx.attempt(), ctx.fence(), ctx.idempotencyKey(), ctx.deadline()));
+                    seen.add(
+                        new Snapshot(
+                            ctx.jobId(),
+                            ctx.attempt(),
+                            ctx.fence(),
+                            ctx.idempotencyKey(),
+                            ctx.deadline()));
                     if (ctx.attempt() < 3) {
                       throw new IllegalStateException("again");
                     }
                   }));
       long derived = f.reader().enqueue(new Seen(1)).job().id();
       long keyed =
-          f.reader().enqueue(new Seen(2), EnqueueOptions.builder().idempotencyKey("order-7").build()).job().id();
+          f.reader()
+              .enqueue(new Seen(2), EnqueueOptions.builder().idempotencyKey("order-7").build())
+              .job()
+              .id();
       await().atMost(Duration.ofSeconds(15)).until(() -> seen.size() == 6);
 
       List<Snapshot> a = seen.stream().filter(s -> s.id() == derived).toList();
@@ -42,8 +51,11 @@ class JobContextTest {
       assertThat(a).extracting(Snapshot::key).containsOnly("baton:" + f.schema() + ":" + derived);
       assertThat(a.get(1).fence()).isGreaterThan(a.get(0).fence());
       assertThat(a.get(2).fence()).isGreaterThan(a.get(1).fence());
-      assertThat(a).allSatisfy(s -> assertThat(s.deadline()).isAfter(Instant.now().minusSeconds(60)));
-      assertThat(seen.stream().filter(s -> s.id() == keyed)).extracting(Snapshot::key).containsOnly("order-7");
+      assertThat(a)
+          .allSatisfy(s -> assertThat(s.deadline()).isAfter(Instant.now().minusSeconds(60)));
+      assertThat(seen.stream().filter(s -> s.id() == keyed))
+          .extracting(Snapshot::key)
+          .containsOnly("order-7");
     }
   }
 

@@ -51,9 +51,12 @@ class JobOutcomesTest {
     try (Fixture f = new Fixture()) {
       f.start(
           f.config().queue("default", 2).retryPolicy(FAST).build(),
-          b -> b.handler(Flaky.class, (ctx, a) -> {
-            throw new RuntimeException("always");
-          }));
+          b ->
+              b.handler(
+                  Flaky.class,
+                  (ctx, a) -> {
+                    throw new RuntimeException("always");
+                  }));
       long id =
           f.reader()
               .enqueue(new Flaky(99), EnqueueOptions.builder().maxAttempts(3).build())
@@ -72,7 +75,8 @@ class JobOutcomesTest {
     RetryPolicy p = RetryPolicy.exponential();
     for (int attempt = 1; attempt <= 5; attempt++) {
       long expected = 1000L << (attempt - 1);
-      assertThat(p.nextDelay(attempt, null).toMillis()).isBetween(expected * 8 / 10, expected * 12 / 10);
+      assertThat(p.nextDelay(attempt, null).toMillis())
+          .isBetween(expected * 8 / 10, expected * 12 / 10);
     }
     assertThat(p.nextDelay(30, null)).isLessThanOrEqualTo(Duration.ofMinutes(72));
   }
@@ -110,12 +114,16 @@ class JobOutcomesTest {
     try (Fixture f = new Fixture()) {
       f.start(
           f.config().queue("default", 2).build(),
-          b -> b.handler(Flaky.class, (ctx, a) -> {
-            throw CancelJob.because("customer closed the account");
-          }));
+          b ->
+              b.handler(
+                  Flaky.class,
+                  (ctx, a) -> {
+                    throw CancelJob.because("customer closed the account");
+                  }));
       long id = f.reader().enqueue(new Flaky(0)).job().id();
       await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() == JobState.CANCELLED);
-      assertThat(f.job(id).errors()).singleElement()
+      assertThat(f.job(id).errors())
+          .singleElement()
           .satisfies(e -> assertThat(e.message()).isEqualTo("customer closed the account"));
     }
   }
@@ -128,10 +136,13 @@ class JobOutcomesTest {
           b -> b.handler(Sleepy.class, Duration.ofMillis(300), (ctx, a) -> Thread.sleep(60_000)));
       long id = f.reader().enqueue(new Sleepy(1)).job().id();
       await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() == JobState.RETRYABLE);
-      assertThat(f.job(id).errors()).singleElement().satisfies(e -> {
-        assertThat(e.error()).isEqualTo("timeout");
-        assertThat(e.message()).contains("timed out");
-      });
+      assertThat(f.job(id).errors())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.error()).isEqualTo("timeout");
+                assertThat(e.message()).contains("timed out");
+              });
     }
   }
 
@@ -142,10 +153,13 @@ class JobOutcomesTest {
       Baton baton =
           f.start(
               f.config().queue("default", 2).build(),
-              b -> b.handler(Sleepy.class, (ctx, a) -> {
-                started.countDown();
-                Thread.sleep(60_000);
-              }));
+              b ->
+                  b.handler(
+                      Sleepy.class,
+                      (ctx, a) -> {
+                        started.countDown();
+                        Thread.sleep(60_000);
+                      }));
       long id = baton.enqueue(new Sleepy(1)).job().id();
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
       assertThat(baton.cancel(id)).contains(JobState.RUNNING);
@@ -161,7 +175,9 @@ class JobOutcomesTest {
     try (Fixture f = new Fixture()) {
       long id =
           f.reader()
-              .enqueue(new Sleepy(1), EnqueueOptions.builder().runAt(Instant.now().plusSeconds(3600)).build())
+              .enqueue(
+                  new Sleepy(1),
+                  EnqueueOptions.builder().runAt(Instant.now().plusSeconds(3600)).build())
               .job()
               .id();
       assertThat(f.job(id).state()).isEqualTo(JobState.SCHEDULED);
@@ -175,9 +191,15 @@ class JobOutcomesTest {
   void scheduledJobRunsOnlyOnceDue() {
     try (Fixture f = new Fixture()) {
       AtomicInteger runs = new AtomicInteger();
-      f.start(f.config().queue("default", 2).build(), b -> b.handler(Sleepy.class, (ctx, a) -> runs.incrementAndGet()));
+      f.start(
+          f.config().queue("default", 2).build(),
+          b -> b.handler(Sleepy.class, (ctx, a) -> runs.incrementAndGet()));
       Instant runAt = Instant.now().plusMillis(1500);
-      long id = f.reader().enqueue(new Sleepy(1), EnqueueOptions.builder().runAt(runAt).build()).job().id();
+      long id =
+          f.reader()
+              .enqueue(new Sleepy(1), EnqueueOptions.builder().runAt(runAt).build())
+              .job()
+              .id();
       await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() == JobState.COMPLETED);
       assertThat(f.job(id).attemptedAt()).isAfterOrEqualTo(runAt.minusMillis(50));
     }
@@ -189,11 +211,18 @@ class JobOutcomesTest {
       CountDownLatch started = new CountDownLatch(2);
       Baton baton =
           f.start(
-              f.config().queue("default", 2).stopTimeout(Duration.ofMillis(200)).maintenanceEnabled(false).build(),
-              b -> b.handler(Sleepy.class, (ctx, a) -> {
-                started.countDown();
-                Thread.sleep(60_000);
-              }));
+              f.config()
+                  .queue("default", 2)
+                  .stopTimeout(Duration.ofMillis(200))
+                  .maintenanceEnabled(false)
+                  .build(),
+              b ->
+                  b.handler(
+                      Sleepy.class,
+                      (ctx, a) -> {
+                        started.countDown();
+                        Thread.sleep(60_000);
+                      }));
       long one = baton.enqueue(new Sleepy(1)).job().id();
       long two = baton.enqueue(new Sleepy(2)).job().id();
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();

@@ -40,7 +40,8 @@ class LeastPrivilegeTest {
   void clientWithOnlyDmlGrantsWorksEndToEndAndCannotChangeTheSchema() throws Exception {
     TestDatabase db = TestDatabase.get();
     assumeTrue(
-        db.queryLong("SELECT (rolsuper OR rolcreaterole)::int FROM pg_roles WHERE rolname = current_user")
+        db.queryLong(
+                "SELECT (rolsuper OR rolcreaterole)::int FROM pg_roles WHERE rolname = current_user")
             == 1,
         "the test database user may not create roles");
     String schema = db.newMigratedSchema();
@@ -53,7 +54,12 @@ class LeastPrivilegeTest {
       db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + s + ".job TO " + role);
       db.execute("GRANT SELECT ON " + s + ".migration TO " + role);
       db.execute(
-          "GRANT USAGE, SELECT ON SEQUENCE " + s + ".job_fence_seq, " + s + ".job_id_seq TO " + role);
+          "GRANT USAGE, SELECT ON SEQUENCE "
+              + s
+              + ".job_fence_seq, "
+              + s
+              + ".job_id_seq TO "
+              + role);
 
       CountDownLatch holdStarted = new CountDownLatch(1);
       try (HikariDataSource limited = pool(urlAs(db.jdbcUrl(), role, password));
@@ -85,7 +91,9 @@ class LeastPrivilegeTest {
                       })
                   .build()) {
         assertThat(queryString(limited, "SELECT current_user")).isEqualTo(role);
-        assertThat(queryString(limited, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user"))
+        assertThat(
+                queryString(
+                    limited, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user"))
             .isEqualTo("false");
 
         baton.start();
@@ -94,7 +102,8 @@ class LeastPrivilegeTest {
 
         // single enqueue, and one holding an idempotency key
         toComplete.add(baton.enqueue(new Work(1), opts).job().id());
-        EnqueueOptions keyed = EnqueueOptions.builder().queue(QUEUE).idempotencyKey("lp-key").build();
+        EnqueueOptions keyed =
+            EnqueueOptions.builder().queue(QUEUE).idempotencyKey("lp-key").build();
         long keyedId = baton.enqueue(new Work(2), keyed).job().id();
         toComplete.add(keyedId);
         // a repeat of the key reads the existing job
@@ -125,32 +134,44 @@ class LeastPrivilegeTest {
 
         await("jobs enqueued by the limited role complete")
             .atMost(Duration.ofSeconds(20))
-            .until(() -> toComplete.stream().allMatch(id -> state(baton, id) == JobState.COMPLETED));
-        assertThat(baton.job(many.jobIds()[2]).orElseThrow().attempt()).as("FailOnce retried").isEqualTo(2);
+            .until(
+                () -> toComplete.stream().allMatch(id -> state(baton, id) == JobState.COMPLETED));
+        assertThat(baton.job(many.jobIds()[2]).orElseThrow().attempt())
+            .as("FailOnce retried")
+            .isEqualTo(2);
 
         // cancel a waiting job and a running one
         long waiting =
             baton
                 .enqueue(
                     new Work(7),
-                    EnqueueOptions.builder().queue(QUEUE).runAt(Instant.now().plusSeconds(3600)).build())
+                    EnqueueOptions.builder()
+                        .queue(QUEUE)
+                        .runAt(Instant.now().plusSeconds(3600))
+                        .build())
                 .job()
                 .id();
         assertThat(baton.cancel(waiting)).contains(JobState.CANCELLED);
         assertThat(state(baton, waiting)).isEqualTo(JobState.CANCELLED);
         long running = baton.enqueue(new Hold(8), opts).job().id();
-        await("hold job runs").atMost(Duration.ofSeconds(10)).until(() -> holdStarted.getCount() == 0);
+        await("hold job runs")
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> holdStarted.getCount() == 0);
         assertThat(baton.cancel(running)).contains(JobState.RUNNING);
         await("running job is cancelled")
             .atMost(Duration.ofSeconds(10))
             .until(() -> state(baton, running) == JobState.CANCELLED);
 
-        // a rescue pass: a job whose holder (a node that never heartbeats again) let the lease expire
+        // a rescue pass: a job whose holder (a node that never heartbeats again) let the lease
+        // expire
         long orphan =
             baton
                 .enqueue(
                     new Work(9),
-                    EnqueueOptions.builder().queue(QUEUE).runAt(Instant.now().plusSeconds(3600)).build())
+                    EnqueueOptions.builder()
+                        .queue(QUEUE)
+                        .runAt(Instant.now().plusSeconds(3600))
+                        .build())
                 .job()
                 .id();
         db.execute(
@@ -168,7 +189,8 @@ class LeastPrivilegeTest {
         Job rescued = baton.job(orphan).orElseThrow();
         assertThat(rescued.attempt()).isEqualTo(2);
         assertThat(rescued.errors()).hasSize(1);
-        assertThat(rescued.errors().get(0).message()).startsWith("lease expired on node ghost-node ");
+        assertThat(rescued.errors().get(0).message())
+            .startsWith("lease expired on node ghost-node ");
         assertThat(baton.counters().rescued()).isEqualTo(1);
         assertThat(baton.counters().fenced()).isZero();
 
@@ -181,8 +203,10 @@ class LeastPrivilegeTest {
         assertThatThrownBy(() -> new Migrator(limited, schema).down())
             .isInstanceOf(BatonException.class)
             .hasRootCauseInstanceOf(SQLException.class)
-            .satisfies(e -> assertThat(((SQLException) rootCause(e)).getSQLState()).isEqualTo("42501"));
-        assertThat(db.queryLong("SELECT count(*) FROM " + s + ".job")).isEqualTo(toComplete.size() + 3);
+            .satisfies(
+                e -> assertThat(((SQLException) rootCause(e)).getSQLState()).isEqualTo("42501"));
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + ".job"))
+            .isEqualTo(toComplete.size() + 3);
       }
     } finally {
       db.execute("DROP OWNED BY " + role);

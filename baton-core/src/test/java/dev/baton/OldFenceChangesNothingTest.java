@@ -13,9 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Invariant 3: at most one holder can change a job — every write with an old fence changes
- * nothing. Drives the store's statements directly, one holder at a time, and compares the whole row
- * before and after each stale write.
+ * Invariant 3: at most one holder can change a job — every write with an old fence changes nothing.
+ * Drives the store's statements directly, one holder at a time, and compares the whole row before
+ * and after each stale write.
  */
 class OldFenceChangesNothingTest {
 
@@ -23,7 +23,13 @@ class OldFenceChangesNothingTest {
 
   private static JobStore.ClaimParams claimBy(String node) {
     return new JobStore.ClaimParams(
-        "default", 1, node, Duration.ofMinutes(5), new String[0], new Long[0], Duration.ofMinutes(5));
+        "default",
+        1,
+        node,
+        Duration.ofMinutes(5),
+        new String[0],
+        new Long[0],
+        Duration.ofMinutes(5));
   }
 
   @Test
@@ -34,7 +40,8 @@ class OldFenceChangesNothingTest {
 
       ClaimedJob first = store.claim(f.dataSource(), claimBy("a")).get(0);
       // A's lease runs out (it stalled); the rescuer returns the job; B claims it.
-      f.execute("UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
+      f.execute(
+          "UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
       assertThat(store.rescueExpired(f.dataSource(), 10)).hasSize(1);
       assertThat(store.scheduleDue(f.dataSource(), 10)).isEqualTo(1);
       ClaimedJob second = store.claim(f.dataSource(), claimBy("b")).get(0);
@@ -56,9 +63,11 @@ class OldFenceChangesNothingTest {
         assertThat(row(f, id)).as("row after stale " + w.state()).isEqualTo(before);
       }
       JobStore.Heartbeat beat =
-          store.heartbeatIfHeld(f.dataSource(), new long[] {id}, new long[] {a}, Duration.ofHours(1));
+          store.heartbeatIfHeld(
+              f.dataSource(), new long[] {id}, new long[] {a}, Duration.ofHours(1));
       assertThat(beat.held(id)).isFalse();
-      assertThat(store.extendIfHeld(f.dataSource(), id, a, Duration.ofHours(1), Duration.ZERO)).isNull();
+      assertThat(store.extendIfHeld(f.dataSource(), id, a, Duration.ofHours(1), Duration.ZERO))
+          .isNull();
       try (Connection c = f.dataSource().getConnection()) {
         c.setAutoCommit(false);
         assertThat(store.completeIfHeld(c, id, a)).isFalse();

@@ -44,10 +44,12 @@ class OneJobPerIdempotencyKeyTest {
       assertThat(done.stream().filter(r -> !r.existing())).hasSize(1);
       assertThat(done.stream().filter(EnqueueResult::existing)).hasSize(threads - 1);
       long id = done.get(0).job().id();
-      assertThat(done).allSatisfy(r -> {
-        assertThat(r.job().id()).isEqualTo(id);
-        assertThat(r.job().idempotencyKey()).isEqualTo("order-42");
-      });
+      assertThat(done)
+          .allSatisfy(
+              r -> {
+                assertThat(r.job().id()).isEqualTo(id);
+                assertThat(r.job().idempotencyKey()).isEqualTo("order-42");
+              });
       // The existing job is returned as stored: its args are the first inserter's.
       EnqueueResult winner = done.stream().filter(r -> !r.existing()).findFirst().orElseThrow();
       assertThat(done).allSatisfy(r -> assertThat(r.job().args()).isEqualTo(winner.job().args()));

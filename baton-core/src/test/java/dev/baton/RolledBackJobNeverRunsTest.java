@@ -49,7 +49,9 @@ class RolledBackJobNeverRunsTest {
       // A later job in the same queue completes, so the workers have had every chance to run the
       // rolled-back ones.
       long later = baton.enqueue(new Email("later")).job().id();
-      await().atMost(Duration.ofSeconds(10)).until(() -> f.job(later).state() == JobState.COMPLETED);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> f.job(later).state() == JobState.COMPLETED);
       await().atMost(Duration.ofSeconds(10)).until(() -> sent.contains("committed"));
 
       assertThat(sent).containsExactlyInAnyOrder("committed", "later");

@@ -25,7 +25,8 @@ class SmokeTest {
                 .build()) {
       baton.start();
       EnqueueResult r = baton.enqueue(new Hello("x"));
-      await().atMost(Duration.ofSeconds(10))
+      await()
+          .atMost(Duration.ofSeconds(10))
           .until(() -> baton.job(r.job().id()).orElseThrow().state() == JobState.COMPLETED);
       assertThat(runs).hasValue(1);
     }

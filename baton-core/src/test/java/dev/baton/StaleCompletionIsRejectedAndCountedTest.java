@@ -27,8 +27,12 @@ class StaleCompletionIsRejectedAndCountedTest {
       // A: one slot, a long lease (no heartbeat during the test), and its handler blocks.
       Baton a =
           f.start(
-              f.config().nodeId("A").queue("default", 1).lease(Duration.ofMinutes(2))
-                  .maintenanceEnabled(false).build(),
+              f.config()
+                  .nodeId("A")
+                  .queue("default", 1)
+                  .lease(Duration.ofMinutes(2))
+                  .maintenanceEnabled(false)
+                  .build(),
               b ->
                   b.handler(
                       Slow.class,
@@ -49,7 +53,8 @@ class StaleCompletionIsRejectedAndCountedTest {
       long firstFence = f.job(id).fence();
 
       // A stalls past its lease.
-      f.execute("UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
+      f.execute(
+          "UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
       CountDownLatch secondStarted = new CountDownLatch(1);
       CountDownLatch releaseSecond = new CountDownLatch(1);
       Baton b =
@@ -87,10 +92,13 @@ class StaleCompletionIsRejectedAndCountedTest {
       assertThat(job.fence()).isEqualTo(secondFence);
       assertThat(job.attempt()).isEqualTo(2);
       assertThat(job.attemptedBy()).isEqualTo("B");
-      assertThat(job.errors()).singleElement().satisfies(e -> {
-        assertThat(e.error()).isEqualTo("lease_expired");
-        assertThat(e.message()).contains("lease expired on node A");
-      });
+      assertThat(job.errors())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.error()).isEqualTo("lease_expired");
+                assertThat(e.message()).contains("lease expired on node A");
+              });
       assertThat(job.metadata().path("rescue_count").asInt()).isEqualTo(1);
       assertThat(runsOnB).hasValue(1);
       assertThat(a.counters().completed()).isZero();

@@ -44,7 +44,8 @@ class StalledWorkerIsFencedTest {
     CountDownLatch releaseB = new CountDownLatch(1);
 
     try (HikariDataSource ds = db.dataSource(8);
-        ChildProcess child = ChildProcess.start(db.jdbcUrl(), schema, childNode, "stall", LEASE, 2);
+        ChildProcess child =
+            ChildProcess.start(db.jdbcUrl(), schema, childNode, "stall", LEASE, 2);
         Baton survivor =
             Baton.builder(ds)
                 .config(
@@ -62,7 +63,8 @@ class StalledWorkerIsFencedTest {
                       ChildEffects.record(
                           ds,
                           schema,
-                          new Effect(ctx.jobId(), ctx.attempt(), ctx.fence(), survivorNode, "started"));
+                          new Effect(
+                              ctx.jobId(), ctx.attempt(), ctx.fence(), survivorNode, "started"));
                       if (args.label().equals("hold")) {
                         survivorHoldsB.countDown();
                         releaseB.await(30, TimeUnit.SECONDS);
@@ -186,7 +188,8 @@ class StalledWorkerIsFencedTest {
     assertThat(job.attemptedAt()).as("re-run vs stalled lease of %s", job).isAfter(staleLease);
     assertThat(job.errors()).hasSize(1);
     assertThat(job.errors().get(0).error()).isEqualTo("lease_expired");
-    assertThat(job.errors().get(0).message()).startsWith("lease expired on node " + childNode + " ");
+    assertThat(job.errors().get(0).message())
+        .startsWith("lease expired on node " + childNode + " ");
     assertThat(job.metadata().path("rescue_count").asInt()).isEqualTo(1);
   }
 }

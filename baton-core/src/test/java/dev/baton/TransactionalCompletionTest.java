@@ -84,10 +84,13 @@ class TransactionalCompletionTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() == JobState.COMPLETED);
       Job job = f.job(id);
       assertThat(job.attempt()).isEqualTo(2);
-      assertThat(job.errors()).singleElement().satisfies(e -> {
-        assertThat(e.attempt()).isEqualTo(1);
-        assertThat(e.error()).isEqualTo("transaction_rolled_back");
-      });
+      assertThat(job.errors())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.attempt()).isEqualTo(1);
+                assertThat(e.error()).isEqualTo("transaction_rolled_back");
+              });
       // Only the committed attempt's write exists.
       assertThat(f.count("SELECT count(*) FROM %s.effect")).isEqualTo(1);
       assertThat(f.count("SELECT fence FROM %s.effect")).isEqualTo(job.fence());
@@ -103,8 +106,12 @@ class TransactionalCompletionTest {
       AtomicReference<Throwable> staleError = new AtomicReference<>();
       Baton a =
           f.start(
-              f.config().nodeId("A").queue("default", 1).lease(Duration.ofMinutes(2))
-                  .maintenanceEnabled(false).build(),
+              f.config()
+                  .nodeId("A")
+                  .queue("default", 1)
+                  .lease(Duration.ofMinutes(2))
+                  .maintenanceEnabled(false)
+                  .build(),
               b ->
                   b.handler(
                       Order.class,
@@ -126,7 +133,8 @@ class TransactionalCompletionTest {
                       }));
       long id = a.enqueue(new Order(1)).job().id();
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-      f.execute("UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
+      f.execute(
+          "UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
       f.start(
           f.config().nodeId("B").queue("default", 1).build(),
           b ->

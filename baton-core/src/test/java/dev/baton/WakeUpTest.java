@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Wake-ups: NOTIFY at commit wakes a worker on another client at once; an enqueue on the worker's
- * own client wakes it directly; with LISTEN off, the poll finds the job. Each worker polls only once
- * an hour here unless a test says otherwise, so a prompt pickup can only come from the wake-up.
+ * own client wakes it directly; with LISTEN off, the poll finds the job. Each worker polls only
+ * once an hour here unless a test says otherwise, so a prompt pickup can only come from the
+ * wake-up.
  */
 class WakeUpTest {
 
@@ -55,7 +56,11 @@ class WakeUpTest {
   void pollOnlyClientFindsJobsByPolling() {
     try (Fixture f = new Fixture()) {
       f.start(
-          f.config().queue("default", 2).pollOnly(true).pollInterval(Duration.ofMillis(100)).build(),
+          f.config()
+              .queue("default", 2)
+              .pollOnly(true)
+              .pollInterval(Duration.ofMillis(100))
+              .build(),
           b -> b.handler(Ping.class, (ctx, a) -> {}));
       long id = f.reader().enqueue(new Ping(1)).job().id();
       await().atMost(Duration.ofSeconds(5)).until(() -> f.job(id).state() == JobState.COMPLETED);
@@ -65,11 +70,17 @@ class WakeUpTest {
 
   @Test
   void withoutNotifyOrPollAJobFromAnotherClientWaits() {
-    // The control: proves the first test's prompt pickup comes from NOTIFY, not from something else.
+    // The control: proves the first test's prompt pickup comes from NOTIFY, not from something
+    // else.
     try (Fixture f = new Fixture()) {
       f.reader().enqueue(new Ping(0));
       f.start(
-          f.config().queue("default", 2).pollOnly(true).pollInterval(HOUR).maintenanceEnabled(false).build(),
+          f.config()
+              .queue("default", 2)
+              .pollOnly(true)
+              .pollInterval(HOUR)
+              .maintenanceEnabled(false)
+              .build(),
           b -> b.handler(Ping.class, (ctx, a) -> {}));
       awaitFirstClaimDone(f);
       long id = f.reader().enqueue(new Ping(1)).job().id();
@@ -81,8 +92,8 @@ class WakeUpTest {
   }
 
   /**
-   * A producer claims once at start. A job enqueued before start is taken by that claim; once it
-   * is completed, the start-up claim is over and any later pickup needs a wake-up.
+   * A producer claims once at start. A job enqueued before start is taken by that claim; once it is
+   * completed, the start-up claim is over and any later pickup needs a wake-up.
    */
   private static void awaitFirstClaimDone(Fixture f) {
     await()
@@ -93,6 +104,8 @@ class WakeUpTest {
   private static long listeners(Fixture f) {
     return f.db()
         .queryLong(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN \"" + f.schema() + "_%'");
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN \""
+                + f.schema()
+                + "_%'");
   }
 }

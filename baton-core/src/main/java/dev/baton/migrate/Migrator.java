@@ -17,8 +17,8 @@ import javax.sql.DataSource;
  *
  * <p>Each call runs in one transaction holding an advisory lock on the schema, so migrators started
  * by several nodes at once apply each version exactly once; a failed script leaves nothing behind.
- * Applied versions are recorded in {@code <schema>.migration}. Only the migrator needs DDL rights; a
- * running client needs DML on the tables, USAGE on the sequence and LISTEN (see the README's
+ * Applied versions are recorded in {@code <schema>.migration}. Only the migrator needs DDL rights;
+ * a running client needs DML on the tables, USAGE on the sequence and LISTEN (see the README's
  * "Least privilege").
  *
  * <p>Teams using Flyway or Liquibase take the SQL from {@link #print()} instead.
@@ -63,7 +63,9 @@ public final class Migrator {
     this.migrations = migrations;
   }
 
-  /** A migrator of the receiver-side inbox table ({@link dev.baton.inbox.Inbox}) in {@code schema}. */
+  /**
+   * A migrator of the receiver-side inbox table ({@link dev.baton.inbox.Inbox}) in {@code schema}.
+   */
   public static Migrator forInbox(DataSource dataSource, String schema) {
     return new Migrator(dataSource, schema, "inbox", "/dev/baton/inbox/", INBOX);
   }
@@ -154,7 +156,11 @@ public final class Migrator {
    */
   public String print() {
     StringBuilder sb = new StringBuilder();
-    sb.append("-- Baton ").append(line).append(" migrations for schema ").append(schema).append('\n');
+    sb.append("-- Baton ")
+        .append(line)
+        .append(" migrations for schema ")
+        .append(schema)
+        .append('\n');
     sb.append(store.bootstrapSql()).append('\n');
     for (Migration m : migrations) {
       sb.append("-- version ").append(m.version()).append(": ").append(m.name()).append('\n');
@@ -194,8 +200,7 @@ public final class Migrator {
 
   private String read(Migration m, boolean down) {
     String file =
-        resourceDir
-            + String.format("V%03d__%s%s.sql", m.version(), m.name(), down ? ".down" : "");
+        resourceDir + String.format("V%03d__%s%s.sql", m.version(), m.name(), down ? ".down" : "");
     try (InputStream in = Migrator.class.getResourceAsStream(file)) {
       if (in == null) {
         throw new BatonException("migration script missing from the jar: " + file);

@@ -66,7 +66,9 @@ class InboxTest {
     assertThat(applyCommitted(key, 5)).as("same key, same fence").isEqualTo(Outcome.DUPLICATE);
     assertThat(applyCommitted(key, 4)).as("lower fence").isEqualTo(Outcome.STALE);
     assertThat(applyCommitted(key, 7)).as("higher fence").isEqualTo(Outcome.DUPLICATE);
-    assertThat(applyCommitted(key, 5)).as("the old fence, after a higher one").isEqualTo(Outcome.STALE);
+    assertThat(applyCommitted(key, 5))
+        .as("the old fence, after a higher one")
+        .isEqualTo(Outcome.STALE);
     assertThat(applyCommitted(key, 7)).as("the highest fence again").isEqualTo(Outcome.DUPLICATE);
     assertThat(DB.queryLong(rows(key))).isEqualTo(1);
     assertThat(DB.queryLong(fence(key))).isEqualTo(7);
@@ -81,7 +83,9 @@ class InboxTest {
       c.rollback();
     }
     assertThat(DB.queryLong(rows(key))).isZero();
-    assertThat(applyCommitted(key, 1)).as("after the rollback, a lower fence").isEqualTo(Outcome.APPLY);
+    assertThat(applyCommitted(key, 1))
+        .as("after the rollback, a lower fence")
+        .isEqualTo(Outcome.APPLY);
   }
 
   @Test
@@ -179,7 +183,9 @@ class InboxTest {
           .isInstanceOf(InvalidJobException.class);
       assertThat(inbox.apply(c, "k".repeat(255), 1)).isEqualTo(Outcome.APPLY);
     }
-    assertThat(DB.queryLong("SELECT count(*) FROM \"" + schema + "\".inbox WHERE idempotency_key LIKE 'kkk%'"))
+    assertThat(
+            DB.queryLong(
+                "SELECT count(*) FROM \"" + schema + "\".inbox WHERE idempotency_key LIKE 'kkk%'"))
         .isEqualTo(1);
   }
 

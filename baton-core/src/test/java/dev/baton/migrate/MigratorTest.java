@@ -233,8 +233,13 @@ class MigratorTest {
   }
 
   private static boolean tableExists(String schema, String relation) {
-    return DB.queryLong("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-            + " WHERE n.nspname = '" + schema + "' AND c.relname = '" + relation + "'")
+    return DB.queryLong(
+            "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE n.nspname = '"
+                + schema
+                + "' AND c.relname = '"
+                + relation
+                + "'")
         == 1;
   }
 }

@@ -38,8 +38,11 @@ class ClockSkewTimeoutTest {
               f.config().queue("default", 1).retryPolicy((n, e) -> Duration.ofHours(1)).build(),
               b -> b.handler(Quick.class, Duration.ofSeconds(1), (ctx, a) -> Thread.sleep(200)));
       long id = baton.enqueue(new Quick(1)).job().id();
-      await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() != JobState.AVAILABLE
-          && f.job(id).state() != JobState.RUNNING);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  f.job(id).state() != JobState.AVAILABLE && f.job(id).state() != JobState.RUNNING);
       assertThat(f.job(id).errors()).isEmpty();
       assertThat(f.job(id).state()).isEqualTo(JobState.COMPLETED);
     }

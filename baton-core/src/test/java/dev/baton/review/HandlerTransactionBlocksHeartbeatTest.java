@@ -111,12 +111,13 @@ class HandlerTransactionBlocksHeartbeatTest {
         await("no heartbeat waits for the job's row lock")
             .during(Duration.ofSeconds(1))
             .atMost(Duration.ofSeconds(5))
-            .until(() -> f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'") == 0);
+            .until(
+                () ->
+                    f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                        == 0);
         CompletableFuture<Void> stop = CompletableFuture.runAsync(baton::stop);
         // stop(): 0.1 s for handlers, interrupt, 5 s more, then completer, heartbeater, notifier.
-        await("stop() returns")
-            .atMost(Duration.ofSeconds(12))
-            .until(stop::isDone);
+        await("stop() returns").atMost(Duration.ofSeconds(12)).until(stop::isDone);
       } finally {
         release.countDown();
       }

@@ -41,7 +41,11 @@ class InterruptedStopTest {
         // Nothing of the client may work after stop() returned: no claims...
         List<Long> ids = new ArrayList<>();
         for (String q : List.of("a", "b", "c")) {
-          ids.add(f.reader().enqueue(new Ping(1), EnqueueOptions.builder().queue(q).build()).job().id());
+          ids.add(
+              f.reader()
+                  .enqueue(new Ping(1), EnqueueOptions.builder().queue(q).build())
+                  .job()
+                  .id());
         }
         // ...and no connection held (the notifier's LISTEN connection goes back to the pool).
         try {

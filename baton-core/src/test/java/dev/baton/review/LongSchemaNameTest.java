@@ -9,11 +9,11 @@ import dev.baton.BatonConfig;
 import dev.baton.InvalidConfigException;
 import dev.baton.JobArgs;
 import dev.baton.JobState;
+import dev.baton.migrate.Migrator;
+import dev.baton.testing.Fixture;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import dev.baton.migrate.Migrator;
-import dev.baton.testing.Fixture;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -43,9 +43,13 @@ class OutcomeThatCannotBeRecordedTest {
                       }));
       long id =
           baton.enqueue(new Job1(1), EnqueueOptions.builder().maxAttempts(1).build()).job().id();
-      await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(10))
+      await()
+          .dontCatchUncaughtExceptions()
+          .atMost(Duration.ofSeconds(10))
           .untilAsserted(() -> assertThat(f.job(id).state()).isEqualTo(JobState.DISCARDED));
-      assertThat(f.job(id).errors()).singleElement().satisfies(e -> assertThat(e.message()).isEqualTo("outer"));
+      assertThat(f.job(id).errors())
+          .singleElement()
+          .satisfies(e -> assertThat(e.message()).isEqualTo("outer"));
     }
   }
 
@@ -62,7 +66,9 @@ class OutcomeThatCannotBeRecordedTest {
                         throw SnoozeJob.of(Duration.ofSeconds(Long.MAX_VALUE)); // accepted: >= 0
                       }));
       long id = baton.enqueue(new Job1(1)).job().id();
-      await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(10))
+      await()
+          .dontCatchUncaughtExceptions()
+          .atMost(Duration.ofSeconds(10))
           .untilAsserted(() -> assertThat(f.job(id).state()).isNotEqualTo(JobState.RUNNING));
       assertThat(baton.counters().running()).isZero();
     }

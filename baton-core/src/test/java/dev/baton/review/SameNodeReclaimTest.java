@@ -73,7 +73,9 @@ class SameNodeReclaimTest {
         // Another node's rescuer and scheduler: the lease ran out, the job is available again.
         f.execute(
             "WITH u AS (UPDATE %s.job SET state = 'available', lease_expires_at = NULL,"
-                + " deadline_at = NULL WHERE id = " + id + " RETURNING queue)"
+                + " deadline_at = NULL WHERE id = "
+                + id
+                + " RETURNING queue)"
                 + " SELECT pg_notify('%s_insert', queue) FROM u");
         assertThat(secondStarted.await(10, TimeUnit.SECONDS))
             .as("this node claimed the job again")
@@ -98,9 +100,17 @@ class SameNodeReclaimTest {
       assertThat(current.fence()).isGreaterThan(stale.fence());
 
       Finish staleFailure =
-          new Finish(id, stale.fence(), "retryable", 0L, "{\"attempt\":1,\"error\":\"stale\"}", 0, null);
+          new Finish(
+              id, stale.fence(), "retryable", 0L, "{\"attempt\":1,\"error\":\"stale\"}", 0, null);
       Finish currentCancel =
-          new Finish(id, current.fence(), "cancelled", null, "{\"attempt\":2,\"error\":\"cancelled\"}", 0, null);
+          new Finish(
+              id,
+              current.fence(),
+              "cancelled",
+              null,
+              "{\"attempt\":2,\"error\":\"cancelled\"}",
+              0,
+              null);
       store.finishIfHeld(f.dataSource(), List.of(staleFailure, currentCancel));
 
       assertThat(f.job(id).state()).as("the current holder's finish").isEqualTo(JobState.CANCELLED);

@@ -103,7 +103,8 @@ public final class ChildProcess implements AutoCloseable {
 
   /** Sends {@code signal} (e.g. {@code STOP}, {@code CONT}) with {@code kill}. */
   public void signal(String signal) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
       throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
     }
@@ -120,7 +121,8 @@ public final class ChildProcess implements AutoCloseable {
   /** Waits up to {@code timeout} for the child to exit; returns its exit code. */
   public int awaitExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new IllegalStateException("child " + pid() + " did not exit within " + timeout + "\n" + describe());
+      throw new IllegalStateException(
+          "child " + pid() + " did not exit within " + timeout + "\n" + describe());
     }
     reader.join(TimeUnit.SECONDS.toMillis(5));
     return process.exitValue();

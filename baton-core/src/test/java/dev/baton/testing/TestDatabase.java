@@ -57,13 +57,16 @@ public final class TestDatabase {
               .setServerConfig("synchronous_commit", "off")
               .setServerConfig("full_page_writes", "off")
               .start();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          pg.close();
-        } catch (Exception ignored) {
-          // the JVM is exiting
-        }
-      }));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      pg.close();
+                    } catch (Exception ignored) {
+                      // the JVM is exiting
+                    }
+                  }));
       return new TestDatabase(pg.getJdbcUrl("postgres", "postgres"), pg);
     } catch (Exception e) {
       throw new IllegalStateException(

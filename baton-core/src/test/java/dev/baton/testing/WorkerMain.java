@@ -84,7 +84,13 @@ public final class WorkerMain {
                       schema,
                       new ChildEffects.Effect(
                           ctx.jobId(), ctx.attempt(), ctx.fence(), nodeId, "started"));
-                  say("started job " + ctx.jobId() + " fence " + ctx.fence() + " attempt " + ctx.attempt());
+                  say(
+                      "started job "
+                          + ctx.jobId()
+                          + " fence "
+                          + ctx.fence()
+                          + " attempt "
+                          + ctx.attempt());
                   if (mode.equals("crash")) {
                     new CountDownLatch(1).await();
                     return;
@@ -105,7 +111,8 @@ public final class WorkerMain {
     baton.start();
     say("ready " + nodeId);
 
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
       if (line.equals("release")) {
@@ -159,7 +166,9 @@ public final class WorkerMain {
     try (Connection c = DriverManager.getConnection(url, props)) {
       c.setAutoCommit(false);
       ChildEffects.record(
-          c, schema, new ChildEffects.Effect(ctx.jobId(), ctx.attempt(), ctx.fence(), nodeId, "late"));
+          c,
+          schema,
+          new ChildEffects.Effect(ctx.jobId(), ctx.attempt(), ctx.fence(), nodeId, "late"));
       String outcome;
       try {
         ctx.completeIn(c);

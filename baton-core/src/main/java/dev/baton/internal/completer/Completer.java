@@ -256,7 +256,9 @@ public final class Completer {
     }
   }
 
-  /** Moves what is due into {@code batch}: retries and other finishes always, completions when due. */
+  /**
+   * Moves what is due into {@code batch}: retries and other finishes always, completions when due.
+   */
   private void fillBatch(List<Pending> batch) {
     Pending r;
     while (batch.size() < batchSize && (r = retries.poll()) != null) {
@@ -283,8 +285,8 @@ public final class Completer {
 
   /**
    * Writes {@code batch}, removing each part from it once written, so a failure part-way retries
-   * only what was not written (a written completion retried would match no row and be miscounted
-   * as fenced).
+   * only what was not written (a written completion retried would match no row and be miscounted as
+   * fenced).
    */
   private void write(List<Pending> batch) {
     // Plain completions take a cheaper statement; write them apart from the rest.

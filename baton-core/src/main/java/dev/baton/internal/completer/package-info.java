@@ -1,4 +1,2 @@
-/**
- * Batched, fenced writing of finished jobs (the completer). Not public API.
- */
+/** Batched, fenced writing of finished jobs (the completer). Not public API. */
 package dev.baton.internal.completer;

@@ -54,8 +54,7 @@ public final class JobStore {
       SELECT ins.*, (SELECT count(*) FROM n) AS notified FROM ins
       """;
 
-  private static final String GET_BY_KEY =
-      "SELECT %2$s FROM %1$s.job WHERE idempotency_key = ?";
+  private static final String GET_BY_KEY = "SELECT %2$s FROM %1$s.job WHERE idempotency_key = ?";
 
   private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
 
@@ -417,8 +416,8 @@ public final class JobStore {
       String metadata) {}
 
   /**
-   * Inserts {@code job} on {@code c}, or returns the job already holding its idempotency key.
-   * Runs in whatever transaction {@code c} is in.
+   * Inserts {@code job} on {@code c}, or returns the job already holding its idempotency key. Runs
+   * in whatever transaction {@code c} is in.
    */
   public JobRow enqueue(Connection c, NewJob job) throws SQLException {
     for (int tries = 0; tries < 5; tries++) {
@@ -509,7 +508,8 @@ public final class JobStore {
     for (int i = 0; i < n; i++) {
       if (!found[i]) {
         if (keys[i] == null) {
-          throw new BatonException("bulk enqueue returned no row for a job without idempotency key");
+          throw new BatonException(
+              "bulk enqueue returned no row for a job without idempotency key");
         }
         missingKeys.add(keys[i]);
       }

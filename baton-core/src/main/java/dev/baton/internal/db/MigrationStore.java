@@ -45,7 +45,8 @@ public final class MigrationStore {
   private static final String RECORD =
       "INSERT INTO %1$s.migration (line, version, name) VALUES (?, ?, ?)";
 
-  private static final String UNRECORD = "DELETE FROM %1$s.migration WHERE line = ? AND version = ?";
+  private static final String UNRECORD =
+      "DELETE FROM %1$s.migration WHERE line = ? AND version = ?";
 
   private final SchemaName schema;
 

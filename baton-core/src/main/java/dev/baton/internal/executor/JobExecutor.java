@@ -183,7 +183,8 @@ public final class JobExecutor {
         }
       }
     } catch (Throwable unexpected) {
-      outcome = Outcome.failed(unexpected.getClass().getName(), unexpected.getMessage(), unexpected);
+      outcome =
+          Outcome.failed(unexpected.getClass().getName(), unexpected.getMessage(), unexpected);
     } finally {
       rj.cancelTimeout();
       rj.detach();
@@ -192,7 +193,8 @@ public final class JobExecutor {
   }
 
   @SuppressWarnings("unchecked")
-  private <A extends JobArgs> Outcome invoke(HandlerEntry<A> entry, JobContextImpl ctx, Object args) {
+  private <A extends JobArgs> Outcome invoke(
+      HandlerEntry<A> entry, JobContextImpl ctx, Object args) {
     try {
       entry.handler().work(ctx, (A) args);
       return Outcome.success();
@@ -238,7 +240,8 @@ public final class JobExecutor {
       } catch (RuntimeException e) {
         // Never let an outcome that cannot be put into words strand the job: record a plain
         // failure naming what the handler threw.
-        log.warn("cannot record the outcome of job {} as is; recording a plain failure", job.id(), e);
+        log.warn(
+            "cannot record the outcome of job {} as is; recording a plain failure", job.id(), e);
         String cls = outcome.errorClass != null ? outcome.errorClass : outcome.kind.name();
         String err = minimalError(job, cls, "the outcome could not be recorded: " + e);
         finish =

@@ -11,8 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * (creates it), the executor thread (runs it), the heartbeater and notifier (may stop it) and the
  * completer (writes its finish).
  *
- * <p>The lock guards only the thread, the stop reason and the timeout timer, so an interrupt can never hit a
- * thread that has moved on to other work; nothing blocking happens under it. A {@link
+ * <p>The lock guards only the thread, the stop reason and the timeout timer, so an interrupt can
+ * never hit a thread that has moved on to other work; nothing blocking happens under it. A {@link
  * ReentrantLock}, not {@code synchronized}, so a virtual thread holding it never pins its carrier.
  *
  * <p>Not public API.
@@ -34,8 +34,8 @@ public final class RunningJob {
    * Tracks {@code job}; {@code releaseSlot} gives its producer slot back once. {@code
    * claimedAtNanos} is {@link System#nanoTime()} taken before the claim statement was sent: the
    * holder's lease and deadline are counted from it on the local monotonic clock, never from the
-   * database's timestamps, so clock skew between node and database cannot make a timeout fire
-   * early or late, and the holder's lease starts no later than the stored one.
+   * database's timestamps, so clock skew between node and database cannot make a timeout fire early
+   * or late, and the holder's lease starts no later than the stored one.
    */
   public RunningJob(ClaimedJob job, Runnable releaseSlot, long claimedAtNanos, Duration lease) {
     this.job = job;

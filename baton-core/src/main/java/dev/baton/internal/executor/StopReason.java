@@ -1,8 +1,6 @@
 package dev.baton.internal.executor;
 
-/**
- * Why a running handler was told to stop. Not public API.
- */
+/** Why a running handler was told to stop. Not public API. */
 public enum StopReason {
   /** An operator cancelled the job. */
   CANCELLED,

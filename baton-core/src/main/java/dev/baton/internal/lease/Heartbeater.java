@@ -130,7 +130,9 @@ public final class Heartbeater {
   private void stopJobsPastKnownLease() {
     long now = System.nanoTime();
     for (RunningJob rj : held.snapshot()) {
-      if (!rj.handlerDone() && now - rj.leaseKnownUntilNanos() > 0 && rj.stopReason() != StopReason.LOST) {
+      if (!rj.handlerDone()
+          && now - rj.leaseKnownUntilNanos() > 0
+          && rj.stopReason() != StopReason.LOST) {
         counters.leasesLost.increment();
         log.warn(
             "job {} (fence {}): its lease ran out while heartbeats failed; interrupting its handler,"

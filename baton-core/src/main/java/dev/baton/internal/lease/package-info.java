@@ -4,7 +4,7 @@
  *
  * <p>Invariant: a holder writes a job only with {@code WHERE id = ? AND fence = ? AND state =
  * 'running'}. The fence comes from a sequence at each claim, so a later claim always has a higher
- * fence; once a job is rescued and re-claimed, every write of its previous holder matches no row.
- * A holder that sees zero rows drops its result, counts it as fenced, and interrupts its handler.
+ * fence; once a job is rescued and re-claimed, every write of its previous holder matches no row. A
+ * holder that sees zero rows drops its result, counts it as fenced, and interrupts its handler.
  */
 package dev.baton.internal.lease;

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Returns running jobs whose holder stopped heartbeating (lease expired) or overran its deadline to
  * the queue: {@code retryable}, or {@code discarded} at max attempts, or {@code cancelled} when a
- * cancel was asked for; each with an error entry saying which, and {@code rescue_count} in metadata.
+ * cancel was asked for; each with an error entry saying which, and {@code rescue_count} in
+ * metadata.
  *
  * <p>Safe to run on several nodes at once: rows are picked with SKIP LOCKED and re-checked under
  * the lock, so a job that finished meanwhile is left alone. A job is never rescued before its lease

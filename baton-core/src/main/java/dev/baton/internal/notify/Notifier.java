@@ -102,7 +102,10 @@ public final class Notifier {
           return;
         }
         first = false;
-        log.warn("LISTEN connection failed; reconnecting in {} ms (polling meanwhile)", backoffMillis, e);
+        log.warn(
+            "LISTEN connection failed; reconnecting in {} ms (polling meanwhile)",
+            backoffMillis,
+            e);
         try {
           Thread.sleep(backoffMillis);
         } catch (InterruptedException ie) {

@@ -145,7 +145,10 @@ public final class Producer {
       } catch (RuntimeException e) {
         backoff = settings.pollInterval();
         log.warn(
-            "cannot claim jobs of queue {}; retrying in {} ms", settings.queue(), backoff.toMillis(), e);
+            "cannot claim jobs of queue {}; retrying in {} ms",
+            settings.queue(),
+            backoff.toMillis(),
+            e);
       }
     }
   }

@@ -156,7 +156,8 @@ public final class Quickstart {
     BatonConfig config = BatonConfig.builder().schema(SCHEMA).queue(QUEUE, WORKERS).build();
     String runId = UUID.randomUUID().toString();
 
-    try (Baton baton = Baton.builder(ds).config(config).handler(SendOrderEmail.class, handler).build()) {
+    try (Baton baton =
+        Baton.builder(ds).config(config).handler(SendOrderEmail.class, handler).build()) {
       baton.start();
       step(
           String.format(
@@ -164,7 +165,9 @@ public final class Quickstart {
               "Client started: queue \"%s\", %d handlers at once on %s",
               QUEUE,
               WORKERS,
-              Runtime.version().feature() >= 21 ? "virtual threads" : "a pool of platform threads"));
+              Runtime.version().feature() >= 21
+                  ? "virtual threads"
+                  : "a pool of platform threads"));
 
       step(
           String.format(
