@@ -1,0 +1,232 @@
+package dev.baton.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.BatonConfig;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * What one run of the peer harness's external command is told (its environment, see {@link
+ * HarnessAdapter}) and how Baton is set up for it.
+ *
+ * <p>Settings, all from the environment:
+ *
+ * <ul>
+ *   <li>From the harness (contract v1): {@code JDBC_URL}, {@code WORKLOAD}, {@code ROUND}, {@code
+ *       W1_N}, {@code W1_WARM}, {@code W2_N}, {@code W2_RATE}, {@code W2_WARM}, {@code W2_IDLE_MS},
+ *       {@code W3_SINGLE}, {@code W3_BULK}, {@code TIMEOUT_MS}.
+ *   <li>Baton's own knobs (so that {@code tune.sh} can sweep them):
+ *       <ul>
+ *         <li>{@code BATON_CONCURRENCY} [64]: the concurrency of the one queue the working client
+ *             works. A queue has to be given one; {@code queue(name)} alone means 16. 64 is what
+ *             this repository's own drain benchmark uses ({@link BenchOptions#DEFAULT_WORKERS}). A
+ *             producer claims up to its free slots in one statement, so this is also the largest
+ *             claim (and completion) batch: the knob that matters for W1.
+ *         <li>{@code BATON_POOL} [10]: the HikariCP pool of the client, fixed size. The handlers
+ *             here never touch the database, so, as docs/concurrency.md says, the client needs
+ *             about four connections (claims, completer, heartbeat, maintenance) plus the
+ *             notifier's one; plus the enqueueing thread and some slack.
+ *         <li>{@code BATON_ENQUEUE_VIA} [same]: W2 only. {@code same}: jobs are enqueued by the
+ *             working client itself, whose producer is woken locally as the enqueue returns (the
+ *             process is its own producer, as the contract describes). {@code client}: by a second
+ *             Baton client in the same process, on its own pool, that works no queue; the working
+ *             client then learns of each job only through LISTEN/NOTIFY (or the poll), as it would
+ *             from a separate web process. Registered as its own label, like the harness's {@code
+ *             dbscheduler-client}.
+ *         <li>{@code BATON_BULK_CHUNK} [0 = one call]: W1 bulk enqueue in chunks of this many jobs
+ *             per {@code enqueueMany} call. Default: one call with all jobs, as the peers do.
+ *       </ul>
+ * </ul>
+ *
+ * <p>Everything else is {@link BatonConfig#defaults()}: schema {@code baton}, lease 30 s, heartbeat
+ * 10 s, poll 1 s, maintenance every 1 s, completer batch 2,000 and flush delay 2 ms, virtual
+ * threads only on Java 21+.
+ */
+record HarnessSettings(
+    String jdbcUrl,
+    String workload,
+    int round,
+    int w1N,
+    int w1Warm,
+    int w2N,
+    int w2Rate,
+    int w2Warm,
+    int w2IdleMs,
+    int w3Single,
+    int w3Bulk,
+    long timeoutMs,
+    int concurrency,
+    int poolSize,
+    String enqueueVia,
+    int bulkChunk) {
+
+  /** Baton's schema: the default one. The database is created fresh for every run. */
+  static final String SCHEMA = BatonConfig.DEFAULT_SCHEMA;
+
+  /** The queue the working client works (EnqueueOptions' default queue). */
+  static final String QUEUE = "default";
+
+  /** Reads the environment; throws {@link IllegalArgumentException} on a bad value. */
+  static HarnessSettings fromEnvironment() {
+    String url = env("JDBC_URL", null);
+    if (url == null) {
+      url =
+          "jdbc:postgresql://"
+              + env("PGHOST", "127.0.0.1")
+              + ":"
+              + env("PGPORT", "5432")
+              + "/"
+              + env("PGDATABASE", "postgres")
+              + "?user="
+              + env("PGUSER", "bench")
+              + "&password="
+              + env("PGPASSWORD", "bench");
+    }
+    String via = env("BATON_ENQUEUE_VIA", "same");
+    if (!via.equals("same") && !via.equals("client")) {
+      throw new IllegalArgumentException("BATON_ENQUEUE_VIA must be same or client, got " + via);
+    }
+    int concurrency = envInt("BATON_CONCURRENCY", 64);
+    return new HarnessSettings(
+        url,
+        env("WORKLOAD", "w1"),
+        envInt("ROUND", 1),
+        envInt("W1_N", 20_000),
+        envInt("W1_WARM", 2_000),
+        envInt("W2_N", 2_000),
+        envInt("W2_RATE", 100),
+        envInt("W2_WARM", 200),
+        envInt("W2_IDLE_MS", 3_000),
+        envInt("W3_SINGLE", 2_000),
+        envInt("W3_BULK", 10_000),
+        envInt("TIMEOUT_MS", 120_000),
+        concurrency,
+        envInt("BATON_POOL", 10),
+        via,
+        envInt("BATON_BULK_CHUNK", 0));
+  }
+
+  /** A fixed-size HikariCP pool (minimum idle = maximum, as HikariCP recommends). */
+  HikariDataSource pool(String name, int size) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(jdbcUrl);
+    cfg.setPoolName(name);
+    cfg.setMaximumPoolSize(size);
+    cfg.setMinimumIdle(size);
+    return new HikariDataSource(cfg);
+  }
+
+  /**
+   * The config of the working client: the defaults plus the one queue it works. Nothing else is
+   * tuned.
+   */
+  BatonConfig workerConfig() {
+    return BatonConfig.builder().schema(SCHEMA).queue(QUEUE, concurrency).build();
+  }
+
+  /**
+   * The config of a client that only enqueues (W3, and W2's separate producer): the defaults, plus
+   * the kinds it may enqueue without handling them (Baton refuses unknown kinds by default).
+   */
+  BatonConfig enqueueOnlyConfig() {
+    return BatonConfig.builder()
+        .schema(SCHEMA)
+        .knownKinds(BenchJobs.Noop.class, BenchJobs.Ping.class)
+        .build();
+  }
+
+  /** The wake-up mechanism, for the report. */
+  String wakeup() {
+    BatonConfig d = BatonConfig.defaults();
+    String poll = d.pollInterval().toMillis() + " ms poll fallback (jittered +-10%)";
+    if (workload.equals("w2") && enqueueVia.equals("client")) {
+      return "LISTEN/NOTIFY only (jobs enqueued by a second Baton client on its own pool, no local"
+          + " wake-up) + "
+          + poll;
+    }
+    return "LISTEN/NOTIFY (pg_notify in the enqueue statement) + local wake-up of the enqueuing"
+        + " client's own producer + "
+        + poll;
+  }
+
+  /** The {@code info} object of the result line. */
+  Map<String, Object> info() {
+    BatonConfig w = workerConfig();
+    Map<String, Object> tuning = new LinkedHashMap<>();
+    tuning.put("concurrency", concurrency);
+    tuning.put("hikariPoolSize", poolSize);
+    tuning.put("enqueueVia", workload.equals("w2") ? enqueueVia : "same");
+    tuning.put(
+        "bulkEnqueue",
+        bulkChunk > 0 ? "enqueueMany chunks of " + bulkChunk : "one enqueueMany call");
+    tuning.put("handlerThreads", virtualThreads() ? "virtual" : "platform pool (Java 17)");
+    tuning.put("leaseMs", w.lease().toMillis());
+    tuning.put("heartbeatMs", w.heartbeatInterval().toMillis());
+    tuning.put("pollMs", w.pollInterval().toMillis());
+    tuning.put("maintenanceMs", w.maintenanceInterval().toMillis());
+    tuning.put("completerBatchSize", w.completerBatchSize());
+    tuning.put("completerFlushDelayMs", w.completerFlushDelay().toMillis());
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", "Baton (baton-benchmarks/harness.sh)");
+    m.put(
+        "version",
+        String.format(
+            Locale.ROOT,
+            "%s, %s (pgjdbc %s, HikariCP %s)",
+            mavenVersion("dev.baton", "baton-core"),
+            // which core was measured; the jar's (temporary) file name left out
+            BenchMain.coreFingerprint().replaceAll(" \\(\\d+ files in [^)]*\\)", ""),
+            org.postgresql.util.DriverInfo.DRIVER_VERSION,
+            mavenVersion("com.zaxxer", "HikariCP")));
+    m.put("wakeup", wakeup());
+    m.put(
+        "runtime",
+        "java "
+            + System.getProperty("java.version")
+            + " ("
+            + System.getProperty("java.vm.name")
+            + ")");
+    m.put("tuning", tuning);
+    return m;
+  }
+
+  static boolean virtualThreads() {
+    return Runtime.version().feature() >= 21;
+  }
+
+  /** The version of a jar bundled in this one, from its pom.properties, or "?". */
+  static String mavenVersion(String group, String artifact) {
+    String path = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
+    try (InputStream in = HarnessSettings.class.getResourceAsStream(path)) {
+      if (in == null) {
+        return "?";
+      }
+      Properties p = new Properties();
+      p.load(in);
+      return p.getProperty("version", "?");
+    } catch (Exception e) {
+      return "?";
+    }
+  }
+
+  static String env(String key, String fallback) {
+    String v = System.getenv(key);
+    return v == null || v.isEmpty() ? fallback : v;
+  }
+
+  static int envInt(String key, int fallback) {
+    String v = System.getenv(key);
+    if (v == null || v.isEmpty()) {
+      return fallback;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a whole number, got \"" + v + "\"");
+    }
+  }
+}
