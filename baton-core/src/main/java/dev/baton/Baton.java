@@ -246,7 +246,8 @@ public final class Baton implements AutoCloseable {
           e);
     }
     try {
-      metadata = mapper.writeValueAsString(options.metadata());
+      metadata =
+          options.metadata().isEmpty() ? "{}" : mapper.writeValueAsString(options.metadata());
     } catch (JsonProcessingException e) {
       throw new InvalidJobException(
           "cannot enqueue job (kind="

@@ -58,12 +58,14 @@ public final class JobStore {
 
   private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
 
-  // Bulk insert from arrays in one statement. Ids are drawn in request order inside a
-  // materialized CTE, so the returned ids map back to requests without relying on RETURNING order.
+  // Bulk insert from arrays in one statement. Ids are drawn from the identity sequence (named
+  // once, not looked up per row) in request order inside a materialized CTE, so the returned ids
+  // map back to requests without relying on RETURNING order; a request whose key repeats an
+  // earlier one in the same call conflicts with it and maps to it.
   private static final String ENQUEUE_MANY =
       """
       WITH p AS MATERIALIZED (
-        SELECT nextval(pg_get_serial_sequence('%1$s.job', 'id')) AS id, r.*
+        SELECT nextval('%1$s.job_id_seq'::regclass) AS id, r.*
         FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[],
                     ?::text[], ?::text[]) WITH ORDINALITY
              AS r(queue, kind, args, priority, max_attempts, run_at, idempotency_key, metadata, ord)
@@ -77,7 +79,7 @@ public final class JobStore {
         SELECT id, queue, kind, args::jsonb,
                CASE WHEN run_at IS NULL OR run_at <= now() THEN 'available' ELSE 'scheduled' END,
                priority, max_attempts, coalesce(run_at, now()), idempotency_key, metadata::jsonb
-        FROM p ORDER BY ord
+        FROM p
         ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING id, queue, state
       ),
