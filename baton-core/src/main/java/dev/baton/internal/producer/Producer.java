@@ -11,7 +11,6 @@ import dev.baton.internal.executor.StopReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,12 +44,6 @@ public final class Producer {
       Long[] timeoutMillis,
       Duration defaultTimeout,
       int completionBatchSize) {}
-
-  /**
-   * Longest wait for more free slots before a refill claim: 2 ms. Bounded so that long-running
-   * handlers never leave a free slot idle for more than this.
-   */
-  private static final long REFILL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   private final DataSource dataSource;
   private final JobStore store;
@@ -160,17 +153,11 @@ public final class Producer {
     }
   }
 
-  private void fill() throws InterruptedException {
-    boolean refill = false; // true after a claim that filled every free slot
+  private void fill() {
     while (running) {
       // Set before reading the count, so a slot freed right after the read still wakes us.
       slotsWereFull = true;
       int free = settings.concurrency() - inFlight.get();
-      if (refill && free > 0 && free < refillBatch()) {
-        // The queue has more and only a few slots are free: wait a moment for more to free, so
-        // the next claim is one statement for many jobs rather than many for a few each.
-        free = awaitFreeSlots(refillBatch(), REFILL_WAIT_NANOS);
-      }
       if (free <= 0) {
         return;
       }
@@ -223,31 +210,7 @@ public final class Producer {
         slotsWereFull = false; // drained: new jobs announce themselves by NOTIFY or the poll
         return;
       }
-      refill = true;
     }
-  }
-
-  /** Free slots worth a refill claim of their own: a quarter of the concurrency. */
-  private int refillBatch() {
-    return Math.max(1, settings.concurrency() / 4);
-  }
-
-  /**
-   * Waits up to {@code maxNanos} until at least {@code wanted} slots are free (each freed slot
-   * wakes this thread); returns the free slots then.
-   */
-  private int awaitFreeSlots(int wanted, long maxNanos) throws InterruptedException {
-    long until = System.nanoTime() + maxNanos;
-    int free = settings.concurrency() - inFlight.get();
-    while (running && free < wanted) {
-      long left = until - System.nanoTime();
-      if (left <= 0) {
-        break;
-      }
-      awaitWake(Duration.ofNanos(left));
-      free = settings.concurrency() - inFlight.get();
-    }
-    return free;
   }
 
   private void awaitWake(Duration timeout) throws InterruptedException {
