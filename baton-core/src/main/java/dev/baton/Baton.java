@@ -511,6 +511,17 @@ public final class Baton implements AutoCloseable {
               this::onControl,
               () -> producers.values().forEach(Producer::wake));
       notifier.start();
+      // Listen before the first claim: a job committed between a claim and the LISTEN would
+      // otherwise wait for the poll.
+      boolean listening = false;
+      try {
+        listening = notifier.awaitListening(Duration.ofSeconds(5));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (!listening) {
+        log.warn("LISTEN is not in place after 5 s; starting anyway (polling covers the gap)");
+      }
     }
     producers.values().forEach(Producer::start);
   }

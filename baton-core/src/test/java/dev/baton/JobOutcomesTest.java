@@ -239,6 +239,37 @@ class JobOutcomesTest {
   }
 
   @Test
+  void aHandlerThatCancelsItsJobWhenStoppedCancelsItRatherThanHandingItBack() throws Exception {
+    try (Fixture f = new Fixture()) {
+      CountDownLatch started = new CountDownLatch(1);
+      Baton baton =
+          f.start(
+              f.config()
+                  .queue("default", 1)
+                  .stopTimeout(Duration.ofMillis(100))
+                  .maintenanceEnabled(false)
+                  .build(),
+              b ->
+                  b.handler(
+                      Sleepy.class,
+                      (ctx, a) -> {
+                        started.countDown();
+                        try {
+                          Thread.sleep(60_000);
+                        } catch (InterruptedException e) {
+                          throw CancelJob.because("not worth resuming");
+                        }
+                      }));
+      long id = baton.enqueue(new Sleepy(1)).job().id();
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      baton.stop();
+      assertThat(f.job(id).state()).isEqualTo(JobState.CANCELLED);
+      assertThat(baton.counters().cancelled()).isEqualTo(1);
+      assertThat(baton.counters().handedBack()).isZero();
+    }
+  }
+
+  @Test
   void stopBeforeStartIsFineAndAStoppedClientCannotStartAgain() {
     try (Fixture f = new Fixture()) {
       Baton baton = Baton.builder(f.dataSource()).config(f.config().build()).build();

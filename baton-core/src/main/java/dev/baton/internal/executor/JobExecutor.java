@@ -265,7 +265,9 @@ public final class JobExecutor {
 
   private Finish finishFor(RunningJob rj, Outcome outcome, StopReason stop) {
     ClaimedJob job = rj.job();
-    if (stop == StopReason.SHUTDOWN && outcome.kind != Kind.SUCCESS) {
+    if (stop == StopReason.SHUTDOWN
+        && outcome.kind != Kind.SUCCESS
+        && outcome.kind != Kind.CANCELLED) {
       return new Finish(job.id(), job.fence(), "available", 0L, null, -1, null);
     }
     if (stop == StopReason.CANCELLED && outcome.kind != Kind.SUCCESS
@@ -317,7 +319,9 @@ public final class JobExecutor {
       case "retryable":
         return counters.retried;
       default:
-        return stop == StopReason.SHUTDOWN && outcome.kind != Kind.SUCCESS
+        return stop == StopReason.SHUTDOWN
+                && outcome.kind != Kind.SUCCESS
+                && outcome.kind != Kind.SNOOZE
             ? counters.handedBack
             : counters.snoozed;
     }

@@ -33,6 +33,8 @@ public final class Notifier {
   private final Consumer<String> onControl;
   private final Runnable onReconnect;
   private final Thread thread;
+  private final java.util.concurrent.CountDownLatch firstListen =
+      new java.util.concurrent.CountDownLatch(1);
   private volatile boolean running;
 
   /** A notifier; call {@link #start()}. Channel names are validated identifiers. */
@@ -59,6 +61,14 @@ public final class Notifier {
     thread.start();
   }
 
+  /**
+   * Waits up to {@code timeout} until the first LISTEN is in place, so that claims made after this
+   * see every job whose NOTIFY they could otherwise have missed. Returns whether it is.
+   */
+  public boolean awaitListening(Duration timeout) throws InterruptedException {
+    return firstListen.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   /** Stops listening and waits up to {@code timeout} for the thread to end. */
   public void stop(Duration timeout) throws InterruptedException {
     running = false;
@@ -78,6 +88,7 @@ public final class Notifier {
           st.execute("LISTEN \"" + insertChannel + "\"");
           st.execute("LISTEN \"" + controlChannel + "\"");
         }
+        firstListen.countDown();
         if (!first) {
           log.info("notifier reconnected; claiming at once in case notifications were missed");
           onReconnect.run();
