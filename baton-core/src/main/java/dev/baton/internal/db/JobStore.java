@@ -91,107 +91,93 @@ public final class JobStore {
   private static final String GET_IDS_BY_KEYS =
       "SELECT idempotency_key, id FROM %1$s.job WHERE idempotency_key = ANY(?::text[])";
 
-  // The hot path. The CTE picks up to N available ids of one queue in claim order, locking them
-  // and skipping rows another claimer holds; MATERIALIZED stops the planner from re-running it per
-  // updated row (which could claim more than N, or one row twice). The same statement marks them
-  // running under a new fence from the sequence and a lease and deadline from the database clock.
-  private static final String CLAIM =
-      """
-      WITH picked AS MATERIALIZED (
-        SELECT id FROM %1$s.job
-        WHERE state = 'available' AND queue = ?
-        ORDER BY priority, scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE %1$s.job j
-      SET state = 'running',
-          attempt = j.attempt + 1,
-          attempted_at = now(),
-          attempted_by = ?,
-          lease_expires_at = now() + ? * interval '1 millisecond',
-          -- the kind's timeout plus a grace of one lease: the holder interrupts its handler at
-          -- the timeout itself; the rescuer acts on the deadline only if the holder did not
-          deadline_at = now() + (coalesce(
-              (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
-              ?) + ?) * interval '1 millisecond',
-          fence = nextval('%1$s.job_fence_seq')
-      FROM picked
-      WHERE j.id = picked.id
-      RETURNING j.id, j.queue, j.kind, j.args::text, j.attempt, j.max_attempts, j.fence,
-                j.idempotency_key, j.metadata::text, j.deadline_at,
-                j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
-      """;
+  // Fragments shared by CLAIM and COMPLETE_AND_CLAIM, and by COMPLETE_MANY_IF_HELD and
+  // COMPLETE_AND_CLAIM, so that the claim and the completion are written once.
 
-  // The hot path when a node has finished jobs to report: one statement completes them (fenced,
-  // locked in id order as in COMPLETE_MANY_IF_HELD) and claims the next batch (as in CLAIM). One
-  // commit instead of two per batch. The two UPDATEs never touch the same row: one takes running
-  // rows, the other available ones. Completions come back as rows with is_done = true, carrying
-  // the fence they were written under.
-  private static final String COMPLETE_AND_CLAIM =
+  // Picks up to N available ids of one queue in claim order, locking them and skipping rows
+  // another claimer holds. MATERIALIZED stops the planner from re-running it per updated row
+  // (which could claim more than N, or one row twice). Binds: queue, limit.
+  private static final String PICK_AVAILABLE =
       """
-      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
-      locked AS MATERIALIZED (
-        SELECT j.id FROM %1$s.job j JOIN f ON j.id = f.id
-        WHERE j.fence = f.fence AND j.state = 'running'
-        ORDER BY j.id
-        FOR UPDATE OF j
-      ),
-      done AS (
-        UPDATE %1$s.job j
-        SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
-        FROM locked
-        WHERE j.id = locked.id
-        RETURNING j.id, j.fence
-      ),
       picked AS MATERIALIZED (
         SELECT id FROM %1$s.job
         WHERE state = 'available' AND queue = ?
         ORDER BY priority, scheduled_at, id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
-      ),
-      claimed AS (
-        UPDATE %1$s.job j
-        SET state = 'running',
-            attempt = j.attempt + 1,
-            attempted_at = now(),
-            attempted_by = ?,
-            lease_expires_at = now() + ? * interval '1 millisecond',
-            deadline_at = now() + (coalesce(
-                (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
-                ?) + ?) * interval '1 millisecond',
-            fence = nextval('%1$s.job_fence_seq')
-        FROM picked
-        WHERE j.id = picked.id
-        RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
-                  j.idempotency_key, j.metadata::text AS metadata, j.deadline_at,
-                  j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
-      )
-      SELECT false AS is_done, claimed.* FROM claimed
-      UNION ALL
-      SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL FROM done
-      """;
+      )""";
 
-  // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
-  // that another holder claimed since, or that was rescued or cancelled, is not touched. Rows are
-  // locked in id order first: the completer and the heartbeater of one node write overlapping rows
-  // at once, and rows locked in whatever order the plan visits them could deadlock the two.
-  private static final String COMPLETE_MANY_IF_HELD =
+  // Marks the picked rows running under a new fence from the sequence, with a lease and deadline
+  // from the database clock. The deadline is the kind's timeout plus a grace of one lease: the
+  // holder interrupts its handler at the timeout itself; the rescuer acts on the deadline only if
+  // the holder did not. Binds: node id, lease ms, timeout kinds, timeout ms, default timeout ms,
+  // lease ms.
+  private static final String MARK_PICKED_RUNNING =
       """
-      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      UPDATE %1$s.job j
+      SET state = 'running',
+          attempt = j.attempt + 1,
+          attempted_at = now(),
+          attempted_by = ?,
+          lease_expires_at = now() + ? * interval '1 millisecond',
+          deadline_at = now() + (coalesce(
+              (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+              ?) + ?) * interval '1 millisecond',
+          fence = nextval('%1$s.job_fence_seq')
+      FROM picked
+      WHERE j.id = picked.id
+      RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
+                j.idempotency_key, j.metadata::text AS metadata, j.deadline_at,
+                j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested""";
+
+  // Locks the held rows among (id, fence) pairs in id order: the completer, a producer completing
+  // with its claim, and a transactional completion write overlapping rows of one node at once, and
+  // rows locked in whatever order a plan visits them could deadlock them. Binds: ids, fences.
+  private static final String LOCK_HELD =
+      """
+      f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
       locked AS MATERIALIZED (
         SELECT j.id FROM %1$s.job j JOIN f ON j.id = f.id
         WHERE j.fence = f.fence AND j.state = 'running'
         ORDER BY j.id
         FOR UPDATE OF j
-      )
+      )""";
+
+  // Completes the locked rows; returns the fence each was completed under.
+  private static final String COMPLETE_LOCKED =
+      """
       UPDATE %1$s.job j
       SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
       FROM locked
       WHERE j.id = locked.id
-      RETURNING j.fence
-      """;
+      RETURNING j.fence""";
+
+  // The claim, one autocommit statement.
+  private static final String CLAIM = "WITH " + PICK_AVAILABLE + "\n" + MARK_PICKED_RUNNING;
+
+  // The hot path when a node has finished jobs to report: one statement completes them (fenced)
+  // and claims the next batch. One commit instead of two per batch. The two UPDATEs never touch
+  // the same row: one takes running rows, the other available ones. Completions come back as rows
+  // with is_done = true, carrying the fence they were written under.
+  private static final String COMPLETE_AND_CLAIM =
+      "WITH "
+          + LOCK_HELD
+          + ",\ndone AS (\n"
+          + COMPLETE_LOCKED.replace("RETURNING j.fence", "RETURNING j.id, j.fence")
+          + "\n),\n"
+          + PICK_AVAILABLE
+          + ",\nclaimed AS (\n"
+          + MARK_PICKED_RUNNING
+          + "\n)\n"
+          + """
+          SELECT false AS is_done, claimed.* FROM claimed
+          UNION ALL
+          SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL
+          FROM done""";
+
+  // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
+  // that another holder claimed since, or that was rescued or cancelled, is not touched.
+  private static final String COMPLETE_MANY_IF_HELD = "WITH " + LOCK_HELD + "\n" + COMPLETE_LOCKED;
 
   // Any finish of many jobs in one statement, fenced and locked in id order like
   // COMPLETE_MANY_IF_HELD. Jobs made available again (zero snooze, hand-back) notify their queue.
