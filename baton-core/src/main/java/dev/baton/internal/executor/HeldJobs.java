@@ -45,8 +45,8 @@ public final class HeldJobs {
     return jobs.size();
   }
 
-  /** How many held jobs still have a handler running. */
+  /** How many held jobs have a handler running (started, not returned). */
   public long running() {
-    return jobs.values().stream().filter(j -> !j.handlerDone()).count();
+    return jobs.values().stream().filter(j -> j.started() && !j.handlerDone()).count();
   }
 }

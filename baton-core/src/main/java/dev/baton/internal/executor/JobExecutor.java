@@ -145,7 +145,10 @@ public final class JobExecutor {
     Outcome outcome;
     try {
       HandlerEntry<?> entry = handlers.get(job.kind());
-      if (job.cancelRequested()) {
+      StopReason before = rj.stopReason();
+      if (before == StopReason.LOST) {
+        outcome = Outcome.failed("lost", "lost before it started", null); // dropped by return_
+      } else if (job.cancelRequested() || before == StopReason.CANCELLED) {
         outcome = Outcome.cancelled("cancelled before it started");
       } else if (entry == null) {
         outcome =
@@ -178,7 +181,9 @@ public final class JobExecutor {
           outcome = invalid;
         } else {
           JobContextImpl context = new JobContextImpl(rj, this);
-          rescheduleTimeout(rj, rj.claimedAtNanos() + saturatedNanos(timeoutOf(entry)));
+          // The timeout runs from the start (a job may wait briefly in its producer's buffer);
+          // the stored deadline, a timeout plus a lease after the claim, is still later.
+          rescheduleTimeout(rj, System.nanoTime() + saturatedNanos(timeoutOf(entry)));
           outcome = invoke(entry, context, args);
         }
       }

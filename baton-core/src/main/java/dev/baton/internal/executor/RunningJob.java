@@ -24,6 +24,7 @@ public final class RunningJob {
   private Thread thread;
   private StopReason stopReason;
   private volatile boolean handlerDone;
+  private volatile boolean started;
   private volatile boolean completedInTransaction;
   private final long claimedAtNanos;
   private volatile long deadlineNanos; // local monotonic clock; 0 until the executor sets it
@@ -95,6 +96,7 @@ public final class RunningJob {
   void attach(Thread t) {
     lock.lock();
     try {
+      started = true;
       thread = t;
       if (stopReason != null) {
         t.interrupt();
@@ -113,6 +115,11 @@ public final class RunningJob {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Whether a worker has started this job (a prefetched job waits in its producer first). */
+  public boolean started() {
+    return started;
   }
 
   /** Whether the handler has returned (its finish may still be waiting to be written). */

@@ -2,6 +2,7 @@ package dev.baton.internal.producer;
 
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
@@ -10,6 +11,7 @@ import dev.baton.internal.executor.RunningJob;
 import dev.baton.internal.executor.StopReason;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -53,6 +55,12 @@ public final class Producer {
   private final NodeCounters counters;
   private final Settings settings;
   private final AtomicInteger inFlight = new AtomicInteger();
+  // Jobs claimed ahead of free slots while the queue has a backlog: held (heartbeated) but not
+  // started. A worker whose handler returns starts the next one itself, so a drain does not wait
+  // for a claim round trip per slot.
+  private final ConcurrentLinkedQueue<RunningJob> buffer = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger buffered = new AtomicInteger();
+  private volatile boolean backlogged; // the last claim filled all it asked for
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread thread;
@@ -124,13 +132,72 @@ public final class Producer {
   }
 
   private void release() {
+    RunningJob next = running ? takeBuffered() : null;
+    if (next != null) {
+      executor.execute(next); // the slot passes straight to the next buffered job
+      if (buffered.get() <= prefetch() / 2) {
+        wake(); // claim more before the buffer runs dry
+      }
+      return;
+    }
     inFlight.decrementAndGet();
     if (slotsWereFull) {
       wake();
     }
   }
 
+  /** Jobs claimed beyond the free slots when the queue has a backlog: the queue's concurrency. */
+  private int prefetch() {
+    return settings.concurrency();
+  }
+
+  /**
+   * The next buffered job to start, or null. A job that waited in the buffer longer than half a
+   * lease is handed back instead (available again, attempt given back), so that its stored
+   * deadline, counted from the claim, always leaves the handler its whole timeout.
+   */
+  private RunningJob takeBuffered() {
+    RunningJob rj;
+    while ((rj = buffer.poll()) != null) {
+      buffered.decrementAndGet();
+      if (System.nanoTime() - rj.claimedAtNanos() <= settings.lease().toNanos() / 2) {
+        return rj;
+      }
+      handBack(rj);
+    }
+    return null;
+  }
+
+  private void handBack(RunningJob rj) {
+    try {
+      completer.submit(
+          rj,
+          new Finish(rj.id(), rj.fence(), "available", 0L, null, -1, null),
+          counters.handedBack);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      held.remove(rj); // left running: the rescuer returns it when its lease expires
+    }
+  }
+
+  /** Hands every buffered job back; called when claiming stops. */
+  private void handBackBuffered() {
+    RunningJob rj;
+    while ((rj = buffer.poll()) != null) {
+      buffered.decrementAndGet();
+      handBack(rj);
+    }
+  }
+
   private void loop() {
+    try {
+      claimLoop();
+    } finally {
+      handBackBuffered();
+    }
+  }
+
+  private void claimLoop() {
     Duration backoff = Duration.ZERO;
     while (running) {
       try {
@@ -157,15 +224,21 @@ public final class Producer {
     while (running) {
       // Set before reading the count, so a slot freed right after the read still wakes us.
       slotsWereFull = true;
+      startBufferedIntoFreeSlots();
       int free = settings.concurrency() - inFlight.get();
-      if (free <= 0) {
+      int ahead = backlogged ? prefetch() - buffered.get() : 0;
+      if (free <= 0 && ahead <= prefetch() / 2) {
+        return; // slots busy and the buffer at least half full: wait for a slot
+      }
+      int limit = Math.max(0, free) + Math.max(0, ahead);
+      if (limit <= 0) {
         return;
       }
       long claimedAt = System.nanoTime(); // before the claim: a safe bound for lease and deadline
       JobStore.ClaimParams params =
           new JobStore.ClaimParams(
               settings.queue(),
-              free,
+              limit,
               settings.nodeId(),
               settings.lease(),
               settings.timeoutKinds(),
@@ -188,7 +261,6 @@ public final class Producer {
         claimed = r.claimed();
       }
       for (ClaimedJob job : claimed) {
-        inFlight.incrementAndGet();
         RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
         RunningJob older = held.add(rj);
         if (older != null && older.fence() != rj.fence()) {
@@ -204,12 +276,35 @@ public final class Producer {
           older.stop(StopReason.LOST);
         }
         counters.claimed.increment();
-        executor.execute(rj);
+        if (inFlight.incrementAndGet() <= settings.concurrency()) {
+          executor.execute(rj);
+        } else {
+          inFlight.decrementAndGet();
+          buffered.incrementAndGet();
+          buffer.add(rj);
+        }
       }
-      if (claimed.size() < free) {
+      backlogged = claimed.size() == limit;
+      if (!backlogged) {
         slotsWereFull = false; // drained: new jobs announce themselves by NOTIFY or the poll
         return;
       }
+    }
+  }
+
+  /** Starts buffered jobs while slots are free (slots freed while nothing was buffered). */
+  private void startBufferedIntoFreeSlots() {
+    while (buffered.get() > 0 && inFlight.get() < settings.concurrency()) {
+      if (inFlight.incrementAndGet() > settings.concurrency()) {
+        inFlight.decrementAndGet();
+        return;
+      }
+      RunningJob next = takeBuffered();
+      if (next == null) {
+        inFlight.decrementAndGet();
+        return;
+      }
+      executor.execute(next);
     }
   }
 

@@ -1,0 +1,86 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.testing.Fixture;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A producer whose queue has a backlog claims up to its concurrency beyond the free slots; those
+ * jobs wait, held and heartbeated, in its buffer, and a worker whose handler returns starts the
+ * next one at once.
+ */
+class PrefetchTest {
+
+  record Work(int n) implements JobArgs {}
+
+  @Test
+  void stopHandsBackBufferedJobsAndRunningOnes() throws Exception {
+    try (Fixture f = new Fixture()) {
+      for (int i = 0; i < 10; i++) {
+        f.reader().enqueue(new Work(i));
+      }
+      CountDownLatch started = new CountDownLatch(2);
+      Baton baton =
+          f.start(
+              f.config()
+                  .queue("default", 2)
+                  .stopTimeout(Duration.ofMillis(100))
+                  .maintenanceEnabled(false)
+                  .build(),
+              b ->
+                  b.handler(
+                      Work.class,
+                      (ctx, a) -> {
+                        started.countDown();
+                        Thread.sleep(60_000);
+                      }));
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      // The first claim filled both slots, so the producer claims ahead: 2 more wait held.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> f.count("SELECT count(*) FROM %s.job WHERE state = 'running'") == 4);
+      assertThat(baton.counters().running()).isEqualTo(2);
+      baton.stop();
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'running'")).isZero();
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'available' AND attempt = 0"))
+          .isEqualTo(10);
+      assertThat(baton.counters().handedBack()).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void aBufferedJobThatWaitedHalfALeaseIsHandedBackNotStartedLate() {
+    try (Fixture f = new Fixture()) {
+      for (int i = 0; i < 4; i++) {
+        f.reader().enqueue(new Work(i));
+      }
+      List<Long> startedAfterClaimMs = new CopyOnWriteArrayList<>();
+      Baton baton =
+          f.start(
+              f.config().queue("default", 1).lease(Duration.ofSeconds(1)).build(),
+              b ->
+                  b.handler(
+                      Work.class,
+                      (ctx, a) -> {
+                        Job row = f.job(ctx.jobId());
+                        startedAfterClaimMs.add(
+                            Duration.between(row.attemptedAt(), java.time.Instant.now()).toMillis());
+                        Thread.sleep(700); // longer than half the lease
+                      }));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> f.count("SELECT count(*) FROM %s.job WHERE state = 'completed'") == 4);
+      // Every job ran on its first attempt, and none started long after its claim.
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE attempt <> 1")).isZero();
+      assertThat(startedAfterClaimMs).allSatisfy(ms -> assertThat(ms).isLessThan(600));
+      assertThat(baton.counters().handedBack()).isPositive();
+    }
+  }
+}
