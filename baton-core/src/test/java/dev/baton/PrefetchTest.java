@@ -71,7 +71,8 @@ class PrefetchTest {
                       (ctx, a) -> {
                         Job row = f.job(ctx.jobId());
                         startedAfterClaimMs.add(
-                            Duration.between(row.attemptedAt(), java.time.Instant.now()).toMillis());
+                            Duration.between(row.attemptedAt(), java.time.Instant.now())
+                                .toMillis());
                         Thread.sleep(700); // longer than half the lease
                       }));
       await()
