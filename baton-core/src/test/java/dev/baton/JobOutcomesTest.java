@@ -133,7 +133,11 @@ class JobOutcomesTest {
     try (Fixture f = new Fixture()) {
       f.start(
           f.config().queue("default", 2).retryPolicy((a, e) -> Duration.ofHours(1)).build(),
-          b -> b.handler(Sleepy.class, Duration.ofMillis(300), (ctx, a) -> Thread.sleep(60_000)));
+          b ->
+              b.handler(
+                  Sleepy.class,
+                  Duration.ofMillis(300),
+                  (ctx, a) -> Fixture.blockUntilInterrupted()));
       long id = f.reader().enqueue(new Sleepy(1)).job().id();
       await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() == JobState.RETRYABLE);
       assertThat(f.job(id).errors())
@@ -158,7 +162,7 @@ class JobOutcomesTest {
                       Sleepy.class,
                       (ctx, a) -> {
                         started.countDown();
-                        Thread.sleep(60_000);
+                        Fixture.blockUntilInterrupted();
                       }));
       long id = baton.enqueue(new Sleepy(1)).job().id();
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -221,7 +225,7 @@ class JobOutcomesTest {
                       Sleepy.class,
                       (ctx, a) -> {
                         started.countDown();
-                        Thread.sleep(60_000);
+                        Fixture.blockUntilInterrupted();
                       }));
       long one = baton.enqueue(new Sleepy(1)).job().id();
       long two = baton.enqueue(new Sleepy(2)).job().id();
@@ -255,7 +259,7 @@ class JobOutcomesTest {
                       (ctx, a) -> {
                         started.countDown();
                         try {
-                          Thread.sleep(60_000);
+                          Fixture.blockUntilInterrupted();
                         } catch (InterruptedException e) {
                           throw CancelJob.because("not worth resuming");
                         }

@@ -39,7 +39,7 @@ class PrefetchTest {
                       Work.class,
                       (ctx, a) -> {
                         started.countDown();
-                        Thread.sleep(60_000);
+                        Fixture.blockUntilInterrupted();
                       }));
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
       // The first claim filled both slots, so the producer claims ahead: 2 more wait held.

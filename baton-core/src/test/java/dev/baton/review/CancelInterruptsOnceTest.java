@@ -42,7 +42,7 @@ class CancelInterruptsOnceTest {
                       (ctx, a) -> {
                         started.countDown();
                         try {
-                          Thread.sleep(60_000);
+                          Fixture.blockUntilInterrupted();
                         } catch (InterruptedException first) {
                           // cancelled: finish the current chunk regardless (interrupt cleared)
                         }

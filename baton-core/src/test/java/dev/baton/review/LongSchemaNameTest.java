@@ -47,7 +47,7 @@ class LongSchemaNameTest {
                   Ping.class,
                   (ctx, p) -> {
                     started.countDown();
-                    Thread.sleep(60_000);
+                    Fixture.blockUntilInterrupted();
                   })
               .build()) {
         client.start();

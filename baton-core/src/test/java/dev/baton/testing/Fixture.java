@@ -73,6 +73,14 @@ public final class Fixture implements AutoCloseable {
     return baton;
   }
 
+  /**
+   * Blocks the calling handler until it is interrupted (cancel, timeout, lost lease, stop): the
+   * stand-in for a long call that honours interruption.
+   */
+  public static void blockUntilInterrupted() throws InterruptedException {
+    new java.util.concurrent.CountDownLatch(1).await();
+  }
+
   /** A client that only enqueues and reads, with every kind allowed. */
   public Baton reader() {
     return reader;

@@ -195,23 +195,26 @@ public final class WorkerMain {
    * Counters once every claimed job has an outcome: a handler's result is counted on its worker
    * thread just after {@link Baton#stop()} stops waiting for it. Bounded; returns what it has.
    */
-  private static Counters awaitSettled(Baton baton) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (true) {
-      Counters c = baton.counters();
-      long outcomes =
-          c.completed()
-              + c.retried()
-              + c.discarded()
-              + c.cancelled()
-              + c.snoozed()
-              + c.fenced()
-              + c.handedBack();
-      if (outcomes >= c.claimed() || System.nanoTime() - deadline > 0) {
-        return c;
-      }
-      Thread.sleep(20);
+  private static Counters awaitSettled(Baton baton) {
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> outcomes(baton.counters()) >= baton.counters().claimed());
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // bounded: report what there is
     }
+    return baton.counters();
+  }
+
+  private static long outcomes(Counters c) {
+    return c.completed()
+        + c.retried()
+        + c.discarded()
+        + c.cancelled()
+        + c.snoozed()
+        + c.fenced()
+        + c.handedBack();
   }
 
   private static synchronized void say(String line) {

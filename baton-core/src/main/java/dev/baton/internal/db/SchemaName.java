@@ -41,11 +41,6 @@ public final class SchemaName {
     return quoted;
   }
 
-  /** The quoted, qualified name of {@code table} (a constant of this library, never user input). */
-  String table(String table) {
-    return quoted + "." + table;
-  }
-
   /** Replaces {@code ${schema}} in {@code sql} with the quoted name. */
   public String expand(String sql) {
     return sql.replace("${schema}", quoted);

@@ -1,7 +1,6 @@
 package dev.baton.internal.executor;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -33,11 +32,6 @@ public final class HeldJobs {
   /** A snapshot of all held jobs. */
   public List<RunningJob> snapshot() {
     return new ArrayList<>(jobs.values());
-  }
-
-  /** A live view, for counting. */
-  public Collection<RunningJob> view() {
-    return jobs.values();
   }
 
   /** How many jobs are held. */
