@@ -1,15 +1,23 @@
 package dev.baton;
 
+import com.cronutils.model.time.ExecutionTime;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.baton.internal.cluster.Cluster;
+import dev.baton.internal.cluster.Elector;
+import dev.baton.internal.cluster.Leadership;
+import dev.baton.internal.cluster.NodeRegistry;
+import dev.baton.internal.cluster.TimeSource;
 import dev.baton.internal.completer.Completer;
+import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.JobRow;
 import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.HandlerEntry;
 import dev.baton.internal.executor.HeldJobs;
@@ -18,6 +26,9 @@ import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
 import dev.baton.internal.executor.StopReason;
 import dev.baton.internal.lease.Heartbeater;
+import dev.baton.internal.maintenance.Cleaner;
+import dev.baton.internal.maintenance.NodePruner;
+import dev.baton.internal.maintenance.PeriodicEnqueuer;
 import dev.baton.internal.maintenance.Rescuer;
 import dev.baton.internal.maintenance.Scheduler;
 import dev.baton.internal.notify.Notifier;
@@ -88,6 +99,9 @@ public final class Baton implements AutoCloseable {
   private final Map<String, HandlerEntry<?>> handlers;
   private final SchemaName schema;
   private final JobStore store;
+  private final ClusterStore clusterStore;
+  private final List<PeriodicJob> periodicJobs;
+  private final TimeSource time;
   private final HeldJobs held = new HeldJobs();
   private final NodeCounters counters = new NodeCounters();
   private final ClassValue<String> kinds =
@@ -102,7 +116,7 @@ public final class Baton implements AutoCloseable {
   private final Map<String, Producer> producers = new java.util.concurrent.ConcurrentHashMap<>();
   private ExecutorService workers;
   private ScheduledExecutorService timer;
-  private ScheduledExecutorService maintenance;
+  private volatile Cluster cluster;
   private Completer completer;
   private Heartbeater heartbeater;
   private Notifier notifier;
@@ -115,6 +129,12 @@ public final class Baton implements AutoCloseable {
     this.handlers = Collections.unmodifiableMap(new LinkedHashMap<>(b.handlers));
     this.schema = SchemaName.of(config.schema());
     this.store = new JobStore(schema);
+    this.clusterStore = new ClusterStore(schema);
+    this.periodicJobs = List.copyOf(b.periodic.values());
+    this.time = b.time;
+    for (PeriodicJob p : periodicJobs) {
+      prepare(p.args(), p.options()); // fails at build, not on the leader, if it cannot enqueue
+    }
   }
 
   /** A builder for a client on {@code dataSource} (a pool, e.g. HikariCP). */
@@ -373,6 +393,79 @@ public final class Baton implements AutoCloseable {
     }
   }
 
+  // ---------------------------------------------------------------- cluster
+
+  /**
+   * Pauses {@code queue} on every node: no node claims its jobs until {@link #resumeQueue}. Jobs
+   * already running, and those a node has already claimed ahead, finish. Enqueueing goes on.
+   * Pausing a paused queue does nothing.
+   *
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void pauseQueue(String queue) {
+    requireQueueName(queue);
+    clusterStore.pause(dataSource, queue, nodeId());
+    log.info("queue {} paused by node {}", queue, nodeId());
+  }
+
+  /**
+   * Resumes {@code queue} on every node, and wakes their producers. Returns false if it was not
+   * paused.
+   *
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public boolean resumeQueue(String queue) {
+    requireQueueName(queue);
+    boolean resumed = clusterStore.resume(dataSource, queue);
+    if (resumed) {
+      log.info("queue {} resumed by node {}", queue, nodeId());
+      wakeLocal(queue, "available");
+    }
+    return resumed;
+  }
+
+  /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
+  public List<QueueInfo> queues() {
+    List<QueueInfo> out = new ArrayList<>();
+    for (ClusterStore.QueueRow q : clusterStore.queues(dataSource)) {
+      out.add(new QueueInfo(q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy()));
+    }
+    return out;
+  }
+
+  /** The nodes in the registry, by id. */
+  public List<NodeInfo> nodes() {
+    List<NodeInfo> out = new ArrayList<>();
+    for (ClusterStore.NodeRow n : clusterStore.nodes(dataSource)) {
+      out.add(
+          new NodeInfo(
+              n.id(), n.host(), n.pid(), n.queues(), n.version(), n.startedAt(), n.heartbeatAt()));
+    }
+    return out;
+  }
+
+  /** The maintenance leader as the database records it, if any node was ever elected. */
+  public Optional<LeaderInfo> leader() {
+    ClusterStore.LeaderRow r = clusterStore.leader(dataSource, Leadership.MAINTENANCE);
+    return Optional.ofNullable(r)
+        .map(l -> new LeaderInfo(l.role(), l.leaderId(), l.term(), l.electedAt(), l.expiresAt()));
+  }
+
+  /** Whether this client leads the cluster now (and so runs maintenance). */
+  public boolean isLeader() {
+    Cluster c = cluster;
+    return c != null && c.leading();
+  }
+
+  private static void requireQueueName(String queue) {
+    if (!QueueConfig.isValidName(queue)) {
+      throw new InvalidConfigException(
+          "queue name",
+          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
+          queue);
+    }
+  }
+
   // ---------------------------------------------------------------- lifecycle
 
   /**
@@ -400,9 +493,11 @@ public final class Baton implements AutoCloseable {
       if (works) {
         startWorking();
       }
-      if (config.maintenanceEnabled()) {
-        startMaintenance();
+      if (!config.pollOnly() && (works || config.maintenanceEnabled())) {
+        startNotifier();
       }
+      producers.values().forEach(Producer::start);
+      startCluster();
       lifecycle = Lifecycle.RUNNING;
       log.info(
           "Baton client started (node={}, schema={}, queues={}, kinds={}, virtual_threads={})",
@@ -501,7 +596,10 @@ public final class Baton implements AutoCloseable {
                   config.jobTimeout(),
                   config.completerBatchSize())));
     }
-    if (!config.pollOnly()) {
+  }
+
+  private void startNotifier() {
+    {
       notifier =
           new Notifier(
               dataSource,
@@ -523,26 +621,70 @@ public final class Baton implements AutoCloseable {
         log.warn("LISTEN is not in place after 5 s; starting anyway (polling covers the gap)");
       }
     }
-    producers.values().forEach(Producer::start);
   }
 
-  private void startMaintenance() {
-    Rescuer rescuer = new Rescuer(dataSource, store, counters, Rescuer.DEFAULT_BATCH_SIZE);
-    Scheduler scheduler = new Scheduler(dataSource, store, Scheduler.DEFAULT_BATCH_SIZE);
-    maintenance = new ScheduledThreadPoolExecutor(1, named("baton-maintenance"));
-    long period = config.maintenanceInterval().toMillis();
-    maintenance.scheduleWithFixedDelay(
-        () -> {
-          try {
-            rescuer.runOnce();
-            scheduler.runOnce();
-          } catch (RuntimeException e) {
-            log.warn("maintenance pass failed; retrying in {} ms", period, e);
-          }
-        },
-        period,
-        period,
-        TimeUnit.MILLISECONDS);
+  private void startCluster() {
+    MaintenanceStore ms = new MaintenanceStore(schema);
+    Elector elector = null;
+    List<Cluster.Periodic> services = new ArrayList<>();
+    if (config.maintenanceEnabled()) {
+      elector =
+          new Elector(
+              dataSource, clusterStore, Leadership.MAINTENANCE, nodeId(), config.leaderTtl(), time);
+      Duration every = config.maintenanceInterval();
+      services.add(
+          new Cluster.Periodic(
+              new Rescuer(dataSource, ms, counters, time, Rescuer.DEFAULT_BATCH_SIZE), every));
+      services.add(
+          new Cluster.Periodic(
+              new Scheduler(dataSource, ms, time, Scheduler.DEFAULT_BATCH_SIZE), every));
+      if (!periodicJobs.isEmpty()) {
+        services.add(
+            new Cluster.Periodic(
+                new PeriodicEnqueuer(dataSource, ms, store, time, schedules()), every));
+      }
+      services.add(
+          new Cluster.Periodic(
+              new Cleaner(
+                  dataSource,
+                  ms,
+                  time,
+                  config.completedRetention(),
+                  config.cancelledRetention(),
+                  config.discardedRetention(),
+                  config.cleanBatchSize(),
+                  config.archiveFinished()),
+              config.cleanInterval()));
+      services.add(
+          new Cluster.Periodic(
+              new NodePruner(dataSource, ms, time, config.nodeTtl()),
+              config.nodeHeartbeatInterval()));
+    }
+    List<String> worked = handlers.isEmpty() ? List.of() : config.queueNames();
+    cluster =
+        new Cluster(
+            elector,
+            new NodeRegistry(
+                dataSource, clusterStore, NodeRegistry.describe(nodeId(), worked), time),
+            config.nodeHeartbeatInterval(),
+            services);
+    cluster.start();
+  }
+
+  private List<PeriodicEnqueuer.Schedule> schedules() {
+    List<PeriodicEnqueuer.Schedule> out = new ArrayList<>();
+    for (PeriodicJob p : periodicJobs) {
+      out.add(
+          new PeriodicEnqueuer.Schedule(
+              p.name(),
+              p.expression(),
+              ExecutionTime.forCron(p.parsed()),
+              p.zone(),
+              p.missedRuns(),
+              p.lateTolerance(),
+              prepare(p.args(), p.options())));
+    }
+    return out;
   }
 
   private void onControl(String payload) {
@@ -553,7 +695,15 @@ public final class Baton implements AutoCloseable {
       log.warn("ignoring malformed control message: {}", payload);
       return;
     }
-    if ("cancel".equals(msg.path("action").asText())) {
+    String action = msg.path("action").asText();
+    if ("leader_resigned".equals(action)) {
+      Cluster c = cluster;
+      if (c != null) {
+        c.electNow();
+      }
+    } else if ("queue_resumed".equals(action)) {
+      wakeLocal(msg.path("queue").asText(), "available");
+    } else if ("cancel".equals(action)) {
       RunningJob rj = held.get(msg.path("job_id").asLong());
       if (rj != null && rj.fence() == msg.path("fence").asLong()) {
         rj.stop(StopReason.CANCELLED);
@@ -612,10 +762,12 @@ public final class Baton implements AutoCloseable {
         if (heartbeater != null) {
           interrupted |= uninterruptibly(() -> heartbeater.stop(Duration.ofSeconds(10)));
         }
+        if (cluster != null) {
+          interrupted |= uninterruptibly(() -> cluster.stop(Duration.ofSeconds(10)));
+        }
         if (notifier != null) {
           interrupted |= uninterruptibly(() -> notifier.stop(Duration.ofSeconds(10)));
         }
-        shutdown(maintenance);
         shutdown(timer);
         if (caller == null) {
           shutdown(workers);
@@ -760,6 +912,8 @@ public final class Baton implements AutoCloseable {
     private BatonConfig config = BatonConfig.defaults();
     private ObjectMapper mapper;
     private final Map<String, HandlerEntry<?>> handlers = new LinkedHashMap<>();
+    private final Map<String, PeriodicJob> periodic = new LinkedHashMap<>();
+    private TimeSource time = TimeSource.SYSTEM;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -808,6 +962,28 @@ public final class Baton implements AutoCloseable {
             argsType.getName());
       }
       handlers.put(kind, new HandlerEntry<>(kind, argsType, handler, timeout));
+      return this;
+    }
+
+    /**
+     * Registers a periodic job, enqueued by whichever node leads. Register the same ones on every
+     * node that may lead.
+     *
+     * @throws InvalidConfigException if a periodic job of that name is already registered
+     */
+    public Builder periodic(PeriodicJob job) {
+      Objects.requireNonNull(job, "periodic job");
+      if (periodic.containsKey(job.name())) {
+        throw new InvalidConfigException(
+            "periodic job name", "unique per client (already registered)", job.name());
+      }
+      periodic.put(job.name(), job);
+      return this;
+    }
+
+    /** The clocks of the cluster services: for tests in this package. */
+    Builder timeSource(TimeSource time) {
+      this.time = Objects.requireNonNull(time, "time");
       return this;
     }
 

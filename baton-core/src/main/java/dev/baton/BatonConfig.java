@@ -34,6 +34,27 @@ public final class BatonConfig {
   /** Interval of the rescue and schedule passes when none is set: 1 second. */
   public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofSeconds(1);
 
+  /** Lease of the leader role: 10 seconds. The leader renews it every third of that. */
+  public static final Duration DEFAULT_LEADER_TTL = Duration.ofSeconds(10);
+
+  /** Interval of a node's registry heartbeat, and of the leader's pruning pass: 10 seconds. */
+  public static final Duration DEFAULT_NODE_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
+
+  /** A node with no heartbeat for this long is pruned from the registry: 60 seconds. */
+  public static final Duration DEFAULT_NODE_TTL = Duration.ofSeconds(60);
+
+  /** Interval of the cleaner's passes: 30 seconds. */
+  public static final Duration DEFAULT_CLEAN_INTERVAL = Duration.ofSeconds(30);
+
+  /** Rows the cleaner deletes per statement: 1,000. */
+  public static final int DEFAULT_CLEAN_BATCH_SIZE = 1_000;
+
+  /** How long completed jobs are kept: 24 hours. */
+  public static final Duration DEFAULT_COMPLETED_RETENTION = Duration.ofHours(24);
+
+  /** How long cancelled and discarded jobs are kept: 7 days. */
+  public static final Duration DEFAULT_FAILED_RETENTION = Duration.ofDays(7);
+
   /** How long {@link Baton#stop()} waits for running handlers: 10 seconds. */
   public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
 
@@ -65,6 +86,15 @@ public final class BatonConfig {
   private final boolean pollOnly;
   private final Duration maintenanceInterval;
   private final boolean maintenanceEnabled;
+  private final Duration leaderTtl;
+  private final Duration nodeHeartbeatInterval;
+  private final Duration nodeTtl;
+  private final Duration cleanInterval;
+  private final int cleanBatchSize;
+  private final Duration completedRetention;
+  private final Duration cancelledRetention;
+  private final Duration discardedRetention;
+  private final boolean archiveFinished;
   private final Duration stopTimeout;
   private final int maxArgsBytes;
   private final boolean allowUnknownKinds;
@@ -87,6 +117,15 @@ public final class BatonConfig {
     this.pollOnly = b.pollOnly;
     this.maintenanceInterval = b.maintenanceInterval;
     this.maintenanceEnabled = b.maintenanceEnabled;
+    this.leaderTtl = b.leaderTtl;
+    this.nodeHeartbeatInterval = b.nodeHeartbeatInterval;
+    this.nodeTtl = b.nodeTtl;
+    this.cleanInterval = b.cleanInterval;
+    this.cleanBatchSize = b.cleanBatchSize;
+    this.completedRetention = b.completedRetention;
+    this.cancelledRetention = b.cancelledRetention;
+    this.discardedRetention = b.discardedRetention;
+    this.archiveFinished = b.archiveFinished;
     this.stopTimeout = b.stopTimeout;
     this.maxArgsBytes = b.maxArgsBytes;
     this.allowUnknownKinds = b.allowUnknownKinds;
@@ -156,6 +195,51 @@ public final class BatonConfig {
   /** Whether this client runs the rescue and schedule passes. */
   public boolean maintenanceEnabled() {
     return maintenanceEnabled;
+  }
+
+  /** Lease of the leader role. */
+  public Duration leaderTtl() {
+    return leaderTtl;
+  }
+
+  /** Interval of this node's registry heartbeat. */
+  public Duration nodeHeartbeatInterval() {
+    return nodeHeartbeatInterval;
+  }
+
+  /** How long a node may miss heartbeats before the leader prunes it from the registry. */
+  public Duration nodeTtl() {
+    return nodeTtl;
+  }
+
+  /** Interval of the cleaner's passes. */
+  public Duration cleanInterval() {
+    return cleanInterval;
+  }
+
+  /** Rows the cleaner deletes per statement. */
+  public int cleanBatchSize() {
+    return cleanBatchSize;
+  }
+
+  /** How long completed jobs are kept before the cleaner deletes them. */
+  public Duration completedRetention() {
+    return completedRetention;
+  }
+
+  /** How long cancelled jobs are kept. */
+  public Duration cancelledRetention() {
+    return cancelledRetention;
+  }
+
+  /** How long discarded jobs are kept. */
+  public Duration discardedRetention() {
+    return discardedRetention;
+  }
+
+  /** Whether the cleaner moves finished jobs to {@code job_archive} instead of deleting them. */
+  public boolean archiveFinished() {
+    return archiveFinished;
   }
 
   /** How long {@link Baton#stop()} waits for running handlers before interrupting them. */
@@ -228,6 +312,15 @@ public final class BatonConfig {
     private boolean pollOnly;
     private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
     private boolean maintenanceEnabled = true;
+    private Duration leaderTtl = DEFAULT_LEADER_TTL;
+    private Duration nodeHeartbeatInterval = DEFAULT_NODE_HEARTBEAT_INTERVAL;
+    private Duration nodeTtl = DEFAULT_NODE_TTL;
+    private Duration cleanInterval = DEFAULT_CLEAN_INTERVAL;
+    private int cleanBatchSize = DEFAULT_CLEAN_BATCH_SIZE;
+    private Duration completedRetention = DEFAULT_COMPLETED_RETENTION;
+    private Duration cancelledRetention = DEFAULT_FAILED_RETENTION;
+    private Duration discardedRetention = DEFAULT_FAILED_RETENTION;
+    private boolean archiveFinished;
     private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
     private int maxArgsBytes = DEFAULT_MAX_ARGS_BYTES;
     private boolean allowUnknownKinds;
@@ -321,7 +414,10 @@ public final class BatonConfig {
       return this;
     }
 
-    /** Interval of the rescue and schedule passes; default 1 s, range 10 ms..1 h. */
+    /**
+     * Interval of the leader's rescue, schedule and periodic-job passes; default 1 s, range 10
+     * ms..1 h.
+     */
     public Builder maintenanceInterval(Duration interval) {
       requireRange("maintenanceInterval", interval, Duration.ofMillis(10), Duration.ofHours(1));
       this.maintenanceInterval = interval;
@@ -329,11 +425,91 @@ public final class BatonConfig {
     }
 
     /**
-     * Whether this client runs the rescue and schedule passes; default true. They are safe to run
-     * on every node at once (each row is guarded and locked with SKIP LOCKED).
+     * Whether this client may become the cluster's leader and run maintenance (rescue, schedule,
+     * clean, periodic jobs, node pruning); default true. At least one node of a cluster must: with
+     * none, retries and scheduled jobs never become available and expired leases are never rescued.
      */
     public Builder maintenanceEnabled(boolean enabled) {
       this.maintenanceEnabled = enabled;
+      return this;
+    }
+
+    /**
+     * Lease of the leader role; default 10 s, range 300 ms..10 min. The leader renews every third
+     * of it and stops acting two thirds of it after its last successful renewal was sent; another
+     * node takes over within about 1.33 times it after the leader dies.
+     */
+    public Builder leaderTtl(Duration ttl) {
+      requireRange("leaderTtl", ttl, Duration.ofMillis(300), Duration.ofMinutes(10));
+      this.leaderTtl = ttl;
+      return this;
+    }
+
+    /** Interval of this node's registry heartbeat; default 10 s, range 100 ms..10 min. */
+    public Builder nodeHeartbeatInterval(Duration interval) {
+      requireRange(
+          "nodeHeartbeatInterval", interval, Duration.ofMillis(100), Duration.ofMinutes(10));
+      this.nodeHeartbeatInterval = interval;
+      return this;
+    }
+
+    /**
+     * How long a node may miss heartbeats before the leader prunes it from the registry; default 60
+     * s, range 1 s..1 day, and more than twice {@code nodeHeartbeatInterval}.
+     */
+    public Builder nodeTtl(Duration ttl) {
+      requireRange("nodeTtl", ttl, Duration.ofSeconds(1), Duration.ofDays(1));
+      this.nodeTtl = ttl;
+      return this;
+    }
+
+    /** Interval of the cleaner's passes; default 30 s, range 10 ms..1 day. */
+    public Builder cleanInterval(Duration interval) {
+      requireRange("cleanInterval", interval, Duration.ofMillis(10), Duration.ofDays(1));
+      this.cleanInterval = interval;
+      return this;
+    }
+
+    /** Rows the cleaner deletes per statement; default 1,000, range 1..100,000. */
+    public Builder cleanBatchSize(int size) {
+      if (size < 1 || size > 100_000) {
+        throw new InvalidConfigException("cleanBatchSize", "between 1 and 100000", size);
+      }
+      this.cleanBatchSize = size;
+      return this;
+    }
+
+    /**
+     * How long completed jobs are kept; default 24 h, range 0..3650 days. Deleting a job frees its
+     * idempotency key.
+     */
+    public Builder completedRetention(Duration retention) {
+      requireRange("completedRetention", retention, Duration.ZERO, Duration.ofDays(3650));
+      this.completedRetention = retention;
+      return this;
+    }
+
+    /** How long cancelled jobs are kept; default 7 days, range 0..3650 days. */
+    public Builder cancelledRetention(Duration retention) {
+      requireRange("cancelledRetention", retention, Duration.ZERO, Duration.ofDays(3650));
+      this.cancelledRetention = retention;
+      return this;
+    }
+
+    /** How long discarded jobs are kept; default 7 days, range 0..3650 days. */
+    public Builder discardedRetention(Duration retention) {
+      requireRange("discardedRetention", retention, Duration.ZERO, Duration.ofDays(3650));
+      this.discardedRetention = retention;
+      return this;
+    }
+
+    /**
+     * Whether the cleaner moves finished jobs past retention to {@code job_archive} (same columns,
+     * plus {@code archived_at}) instead of deleting them; default false. The archive is never
+     * cleaned by Baton.
+     */
+    public Builder archiveFinished(boolean archive) {
+      this.archiveFinished = archive;
       return this;
     }
 
@@ -436,6 +612,12 @@ public final class BatonConfig {
       if (hb.compareTo(lease) >= 0) {
         throw new InvalidConfigException(
             "heartbeatInterval", "shorter than the lease (" + lease + ")", hb);
+      }
+      if (nodeTtl.compareTo(nodeHeartbeatInterval.multipliedBy(2)) <= 0) {
+        throw new InvalidConfigException(
+            "nodeTtl",
+            "more than twice nodeHeartbeatInterval (" + nodeHeartbeatInterval + ")",
+            nodeTtl);
       }
       if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
         throw new InvalidConfigException(

@@ -51,14 +51,27 @@ class LeastPrivilegeTest {
     db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
     try {
       db.execute("GRANT USAGE ON SCHEMA " + s + " TO " + role);
-      db.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON " + s + ".job TO " + role);
+      db.execute(
+          "GRANT SELECT, INSERT, UPDATE, DELETE ON "
+              + String.join(
+                  ", ",
+                  s + ".job",
+                  s + ".job_archive",
+                  s + ".node",
+                  s + ".leader",
+                  s + ".queue",
+                  s + ".periodic")
+              + " TO "
+              + role);
       db.execute("GRANT SELECT ON " + s + ".migration TO " + role);
       db.execute(
           "GRANT USAGE, SELECT ON SEQUENCE "
               + s
               + ".job_fence_seq, "
               + s
-              + ".job_id_seq TO "
+              + ".job_id_seq, "
+              + s
+              + ".leader_term_seq TO "
               + role);
 
       CountDownLatch holdStarted = new CountDownLatch(1);

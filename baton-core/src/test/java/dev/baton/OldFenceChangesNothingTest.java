@@ -7,6 +7,7 @@ import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
+import dev.baton.testing.TestLeader;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
@@ -40,10 +41,10 @@ class OldFenceChangesNothingTest {
 
       ClaimedJob first = store.claim(f.dataSource(), claimBy("a")).get(0);
       // A's lease runs out (it stalled); the rescuer returns the job; B claims it.
-      f.execute(
-          "UPDATE %s.job SET lease_expires_at = now() - interval '1 second' WHERE id = " + id);
-      assertThat(store.rescueExpired(f.dataSource(), 10)).hasSize(1);
-      assertThat(store.scheduleDue(f.dataSource(), 10)).isEqualTo(1);
+      TestLeader leader = TestLeader.elect(f.dataSource(), f.schema());
+      leader.advance(Duration.ofMinutes(6));
+      assertThat(leader.rescue()).isEqualTo(1);
+      assertThat(leader.schedule()).isEqualTo(1);
       ClaimedJob second = store.claim(f.dataSource(), claimBy("b")).get(0);
       assertThat(second.id()).isEqualTo(id);
       assertThat(second.fence()).isGreaterThan(first.fence());

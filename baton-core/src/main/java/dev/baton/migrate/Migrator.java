@@ -26,11 +26,12 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 1;
+  public static final int QUEUE_VERSION = 2;
 
   private record Migration(int version, String name) {}
 
-  private static final List<Migration> QUEUE = List.of(new Migration(1, "job"));
+  private static final List<Migration> QUEUE =
+      List.of(new Migration(1, "job"), new Migration(2, "cluster"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;

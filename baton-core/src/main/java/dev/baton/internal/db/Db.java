@@ -42,6 +42,39 @@ public final class Db {
     }
   }
 
+  /**
+   * Runs {@code work} on a connection from {@code dataSource} in one explicit transaction (several
+   * statements, committed together, rolled back on any error), then restores the connection's
+   * autocommit setting.
+   */
+  public static <T> T inExplicitTransaction(
+      DataSource dataSource, String what, ConnectionWork<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
+        restoreAutoCommit(c, autoCommit);
+      }
+    } catch (SQLException e) {
+      throw wrap(what, e);
+    }
+  }
+
+  private static void restoreAutoCommit(Connection c, boolean autoCommit) {
+    try {
+      c.setAutoCommit(autoCommit);
+    } catch (SQLException ignored) {
+      // the pool discards a broken connection
+    }
+  }
+
   /** Wraps {@code e} with a message naming what failed and the SQL state. */
   public static BatonException wrap(String what, SQLException e) {
     return new BatonException(

@@ -96,12 +96,14 @@ public final class JobStore {
 
   // Picks up to N available ids of one queue in claim order, locking them and skipping rows
   // another claimer holds. MATERIALIZED stops the planner from re-running it per updated row
-  // (which could claim more than N, or one row twice). Binds: queue, limit.
+  // (which could claim more than N, or one row twice). A queue paused cluster-wide yields nothing
+  // (one primary-key probe of the queue table). Binds: queue, queue, limit.
   private static final String PICK_AVAILABLE =
       """
       picked AS MATERIALIZED (
         SELECT id FROM %1$s.job
         WHERE state = 'available' AND queue = ?
+          AND NOT EXISTS (SELECT 1 FROM %1$s.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
         ORDER BY priority, scheduled_at, id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
@@ -265,66 +267,6 @@ public final class JobStore {
   // retryable (or discarded at max attempts, or cancelled when a cancel was asked for), with an
   // error entry saying which. The re-check in the UPDATE's WHERE keeps a job that finished between
   // the pick and the lock untouched; SKIP LOCKED lets several nodes rescue at once.
-  private static final String RESCUE_EXPIRED =
-      """
-      WITH picked AS MATERIALIZED (
-        SELECT id FROM %1$s.job
-        WHERE state = 'running' AND least(lease_expires_at, deadline_at) < now()
-        ORDER BY least(lease_expires_at, deadline_at), id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      upd AS (
-        UPDATE %1$s.job j
-        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
-                         WHEN j.attempt >= j.max_attempts THEN 'discarded'
-                         ELSE 'retryable' END,
-            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
-                                  OR j.attempt >= j.max_attempts THEN now() END,
-            scheduled_at = now(),
-            errors = j.errors || jsonb_build_array(jsonb_build_object(
-                'attempt', j.attempt,
-                'at', now(),
-                'error', CASE WHEN j.deadline_at < now() THEN 'deadline_exceeded'
-                              ELSE 'lease_expired' END,
-                'message', CASE WHEN j.deadline_at < now()
-                                THEN 'deadline exceeded on node ' || coalesce(j.attempted_by, '?')
-                                     || ' (deadline ' || j.deadline_at || ')'
-                                ELSE 'lease expired on node ' || coalesce(j.attempted_by, '?')
-                                     || ' (no heartbeat since lease ran out at '
-                                     || j.lease_expires_at || ')' END)),
-            metadata = j.metadata || jsonb_build_object('rescue_count',
-                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
-            lease_expires_at = NULL,
-            deadline_at = NULL
-        FROM picked
-        WHERE j.id = picked.id AND j.state = 'running'
-          AND (j.lease_expires_at < now() OR j.deadline_at < now())
-        RETURNING j.id, j.state, j.attempted_by
-      )
-      SELECT id, state, attempted_by FROM upd
-      """;
-
-  // Due scheduled and retryable jobs become available; each queue that got some is notified once.
-  private static final String SCHEDULE_DUE =
-      """
-      WITH picked AS MATERIALIZED (
-        SELECT id FROM %1$s.job
-        WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= now()
-        ORDER BY scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      upd AS (
-        UPDATE %1$s.job j SET state = 'available'
-        FROM picked
-        WHERE j.id = picked.id AND j.state IN ('scheduled', 'retryable')
-        RETURNING j.queue
-      ),
-      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd) q)
-      SELECT count(*) AS moved, (SELECT count(*) FROM n) AS notified FROM upd
-      """;
-
   // Cancel: a waiting job is cancelled at once; a running one is flagged and its holder told over
   // NOTIFY (heartbeats carry the flag too, and the rescuer honours it if the holder is gone).
   private static final String CANCEL =
@@ -360,8 +302,6 @@ public final class JobStore {
   private final String completeIfHeld;
   private final String heartbeatIfHeld;
   private final String extendIfHeld;
-  private final String rescueExpired;
-  private final String scheduleDue;
   private final String cancel;
   private final String schemaVersion;
 
@@ -381,8 +321,6 @@ public final class JobStore {
     this.completeIfHeld = COMPLETE_IF_HELD.formatted(s);
     this.heartbeatIfHeld = HEARTBEAT_IF_HELD.formatted(s);
     this.extendIfHeld = EXTEND_IF_HELD.formatted(s);
-    this.rescueExpired = RESCUE_EXPIRED.formatted(s);
-    this.scheduleDue = SCHEDULE_DUE.formatted(s);
     this.cancel = CANCEL.formatted(s);
     this.schemaVersion = SCHEMA_VERSION.formatted(s);
   }
@@ -616,6 +554,7 @@ public final class JobStore {
       throws SQLException {
     int i = from;
     ps.setString(i++, p.queue());
+    ps.setString(i++, p.queue());
     ps.setInt(i++, p.limit());
     ps.setString(i++, p.nodeId());
     ps.setLong(i++, p.lease().toMillis());
@@ -790,45 +729,6 @@ public final class JobStore {
             ps.setLong(5, deadlineGrace.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next() ? instant(rs, 1) : null;
-            }
-          }
-        });
-  }
-
-  /** A job the rescuer moved: its id, its new state and the node that had held it. */
-  public record Rescued(long id, String state, String attemptedBy) {}
-
-  /** Rescues up to {@code limit} running jobs whose lease expired or deadline passed. */
-  public List<Rescued> rescueExpired(DataSource ds, int limit) {
-    return Db.inTransaction(
-        ds,
-        "cannot rescue expired jobs",
-        c -> {
-          List<Rescued> out = new ArrayList<>();
-          try (PreparedStatement ps = c.prepareStatement(rescueExpired)) {
-            ps.setInt(1, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                out.add(new Rescued(rs.getLong(1), rs.getString(2), rs.getString(3)));
-              }
-            }
-          }
-          return out;
-        });
-  }
-
-  /** Makes up to {@code limit} due scheduled or retryable jobs available. Returns how many. */
-  public int scheduleDue(DataSource ds, int limit) {
-    return Db.inTransaction(
-        ds,
-        "cannot schedule due jobs",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(scheduleDue)) {
-            ps.setInt(1, limit);
-            ps.setString(2, schema.insertChannel());
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              return rs.getInt(1);
             }
           }
         });

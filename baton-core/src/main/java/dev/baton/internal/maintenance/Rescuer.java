@@ -1,6 +1,8 @@
 package dev.baton.internal.maintenance;
 
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.cluster.Leadership;
+import dev.baton.internal.cluster.TimeSource;
+import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.executor.NodeCounters;
 import java.util.List;
 import javax.sql.DataSource;
@@ -10,42 +12,54 @@ import org.slf4j.LoggerFactory;
 /**
  * Returns running jobs whose holder stopped heartbeating (lease expired) or overran its deadline to
  * the queue: {@code retryable}, or {@code discarded} at max attempts, or {@code cancelled} when a
- * cancel was asked for; each with an error entry saying which, and {@code rescue_count} in
- * metadata.
+ * cancel was asked for; each with an error entry saying which ("lease expired on node X" /
+ * "deadline exceeded on node X"), and {@code rescue_count} in metadata. Rows are picked with SKIP
+ * LOCKED and re-checked under the lock, so a job its holder finished meanwhile is untouched; a job
+ * is never rescued before its lease ran out by the database clock. Leader only, fenced by term.
  *
- * <p>Safe to run on several nodes at once: rows are picked with SKIP LOCKED and re-checked under
- * the lock, so a job that finished meanwhile is left alone. A job is never rescued before its lease
- * ran out by the database clock.
- *
- * <p>Not public API.
+ * <p>Settings: interval {@code maintenanceInterval} (default 1 s); batch {@value
+ * #DEFAULT_BATCH_SIZE} rows per statement, repeated until a short page. Not public API.
  */
-public final class Rescuer {
+public final class Rescuer implements MaintenanceService {
   private static final Logger log = LoggerFactory.getLogger(Rescuer.class);
 
-  /** Rows rescued per statement: 1,000. A pass repeats until a short page. */
+  /** Rows rescued per statement. */
   public static final int DEFAULT_BATCH_SIZE = 1_000;
 
   private final DataSource dataSource;
-  private final JobStore store;
+  private final MaintenanceStore store;
   private final NodeCounters counters;
+  private final TimeSource time;
   private final int batchSize;
 
   /** A rescuer. */
-  public Rescuer(DataSource dataSource, JobStore store, NodeCounters counters, int batchSize) {
+  public Rescuer(
+      DataSource dataSource,
+      MaintenanceStore store,
+      NodeCounters counters,
+      TimeSource time,
+      int batchSize) {
     this.dataSource = dataSource;
     this.store = store;
     this.counters = counters;
+    this.time = time;
     this.batchSize = batchSize;
   }
 
+  @Override
+  public String name() {
+    return "rescuer";
+  }
+
   /** One pass: rescues every expired job, in batches. Returns how many were rescued. */
-  public int runOnce() {
+  @Override
+  public int runOnce(Leadership lead) {
     int total = 0;
     while (true) {
-      List<JobStore.Rescued> page = store.rescueExpired(dataSource, batchSize);
+      List<MaintenanceStore.Rescued> page = store.rescue(dataSource, lead, time.dbNow(), batchSize);
       total += page.size();
       if (log.isDebugEnabled()) {
-        for (JobStore.Rescued r : page) {
+        for (MaintenanceStore.Rescued r : page) {
           log.debug("rescued job {} from node {} as {}", r.id(), r.attemptedBy(), r.state());
         }
       }

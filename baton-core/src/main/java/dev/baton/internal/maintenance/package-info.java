@@ -1,7 +1,8 @@
 /**
- * Maintenance passes, one class each: the rescuer of expired leases and the scheduler of due jobs.
- * Each has {@code runOnce()} for tests. Until leader election lands they run on every node, which
- * is safe: every row they touch is picked with SKIP LOCKED and re-checked under its lock. Not
- * public API.
+ * The leader's maintenance passes, one class each: the rescuer of expired leases, the scheduler of
+ * due jobs, the cleaner of finished jobs past retention, the periodic-job enqueuer and the node
+ * pruner. Each has {@code runOnce(Leadership)} for tests and is driven by a {@link
+ * dev.baton.internal.cluster.TimeSource}; every write is fenced by the leader's term. Not public
+ * API.
  */
 package dev.baton.internal.maintenance;

@@ -1,0 +1,14 @@
+package dev.baton;
+
+import java.time.Instant;
+
+/**
+ * A queue as the cluster sees it: known because it has a control row, live jobs or a node working
+ * it.
+ *
+ * @param name the queue's name
+ * @param paused whether it is paused cluster-wide (no node claims its jobs)
+ * @param pausedAt when it was paused, or null
+ * @param pausedBy the node or user that paused it, or null
+ */
+public record QueueInfo(String name, boolean paused, Instant pausedAt, String pausedBy) {}

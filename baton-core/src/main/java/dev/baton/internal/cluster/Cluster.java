@@ -1,0 +1,211 @@
+package dev.baton.internal.cluster;
+
+import dev.baton.internal.maintenance.MaintenanceService;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's part in the cluster: its registry row, its candidacy for leader, and the maintenance
+ * services it runs while it leads.
+ *
+ * <p>Two threads. {@code baton-cluster} runs the election step every third of the leader TTL
+ * (jittered), at once when the leader resigns, and this node's registry heartbeat. {@code
+ * baton-maintenance} runs each service at its own interval, and only while {@link
+ * Elector#current()} says this node leads within its trust window; a service that finds its term
+ * over ({@link NotLeaderException}) makes the elector drop the role. Neither thread holds a lock
+ * while it talks to the database. A failed step is logged and retried at its next interval.
+ *
+ * <p>Start and stop may be called from any thread, in any order, any number of times: a stopped
+ * cluster cannot start again. Not public API.
+ */
+public final class Cluster {
+  private static final Logger log = LoggerFactory.getLogger(Cluster.class);
+
+  /** A service and the interval between its passes. */
+  public record Periodic(MaintenanceService service, Duration interval) {}
+
+  private enum State {
+    NEW,
+    RUNNING,
+    STOPPED
+  }
+
+  private final Elector elector; // null: this node never leads
+  private final NodeRegistry registry;
+  private final Duration nodeBeatInterval;
+  private final List<Periodic> services;
+  private final ReentrantLock lock = new ReentrantLock();
+  private State state = State.NEW;
+  private volatile ScheduledThreadPoolExecutor clusterThread;
+  private volatile ScheduledThreadPoolExecutor maintenanceThread;
+
+  /** A cluster member; {@code elector} null for a node that never leads. */
+  public Cluster(
+      Elector elector, NodeRegistry registry, Duration nodeBeatInterval, List<Periodic> services) {
+    this.elector = elector;
+    this.registry = registry;
+    this.nodeBeatInterval = nodeBeatInterval;
+    this.services = List.copyOf(services);
+  }
+
+  /**
+   * Registers this node and runs one election step before returning (so a lone node leads at once),
+   * then starts the threads. Database errors are logged, not thrown: the threads retry.
+   */
+  public void start() {
+    lock.lock();
+    try {
+      if (state != State.NEW) {
+        return;
+      }
+      state = State.RUNNING;
+      clusterThread = executor("baton-cluster");
+      maintenanceThread = executor("baton-maintenance");
+    } finally {
+      lock.unlock();
+    }
+    // Outside the lock: these talk to the database. A concurrent stop() shuts the executors down,
+    // which makes the scheduling below fail harmlessly.
+    guarded("register node", registry::register);
+    try {
+      clusterThread.scheduleWithFixedDelay(
+          () -> guarded("node heartbeat", registry::beat),
+          nodeBeatInterval.toMillis(),
+          nodeBeatInterval.toMillis(),
+          TimeUnit.MILLISECONDS);
+      if (elector != null) {
+        clusterThread.schedule(
+            this::electAndReschedule, elector.interval().toMillis(), TimeUnit.MILLISECONDS);
+        for (Periodic p : services) {
+          long ms = p.interval().toMillis();
+          maintenanceThread.scheduleWithFixedDelay(
+              () -> runService(p.service()), ms, ms, TimeUnit.MILLISECONDS);
+        }
+      }
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return; // stopped meanwhile
+    }
+    if (elector == null) {
+      return;
+    }
+    try {
+      // The first step runs on the cluster thread, like every other, and is waited for, so that a
+      // lone node leads as soon as it started.
+      clusterThread.submit(() -> guarded("election", elector::runOnce)).get(10, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException
+        | java.util.concurrent.CancellationException e) {
+      // stopped meanwhile
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      log.warn("first election step did not finish; the cluster thread goes on trying", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Runs an election step now (the leader resigned). Does nothing unless running. */
+  public void electNow() {
+    ScheduledThreadPoolExecutor t = clusterThread;
+    if (elector == null || t == null) {
+      return;
+    }
+    try {
+      t.execute(() -> guarded("election", elector::runOnce));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // stopped
+    }
+  }
+
+  /** Whether this node leads now (within its trust window). */
+  public boolean leading() {
+    return elector != null && elector.current() != null;
+  }
+
+  /** The elector, or null for a node that never leads. */
+  public Elector elector() {
+    return elector;
+  }
+
+  /**
+   * Stops the threads (waiting up to {@code timeout} for a pass under way), resigns the role so
+   * another node takes over at once, and removes this node from the registry.
+   */
+  public void stop(Duration timeout) throws InterruptedException {
+    ScheduledThreadPoolExecutor c;
+    ScheduledThreadPoolExecutor m;
+    lock.lock();
+    try {
+      if (state != State.RUNNING) {
+        state = State.STOPPED;
+        return;
+      }
+      state = State.STOPPED;
+      c = clusterThread;
+      m = maintenanceThread;
+    } finally {
+      lock.unlock();
+    }
+    m.shutdownNow();
+    c.shutdownNow();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    m.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    c.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    if (elector != null) {
+      elector.resign();
+    }
+    guarded("deregister node", registry::deregister);
+  }
+
+  private void electAndReschedule() {
+    guarded("election", elector::runOnce);
+    long base = elector.interval().toMillis();
+    long jitter = Math.max(1, base / 10);
+    long next = base - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1);
+    try {
+      clusterThread.schedule(this::electAndReschedule, next, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // stopped
+    }
+  }
+
+  private void runService(MaintenanceService service) {
+    Leadership lead = elector.current();
+    if (lead == null) {
+      return;
+    }
+    try {
+      service.runOnce(lead);
+    } catch (NotLeaderException e) {
+      log.info("{} pass stopped: {}", service.name(), e.getMessage());
+      elector.lost(lead);
+    } catch (RuntimeException e) {
+      log.warn("{} pass failed; retrying at its next interval", service.name(), e);
+    }
+  }
+
+  private static void guarded(String what, Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      log.warn("{} failed; retrying at its next interval", what, e);
+    }
+  }
+
+  private static ScheduledThreadPoolExecutor executor(String name) {
+    ScheduledThreadPoolExecutor e =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, name);
+              t.setDaemon(true);
+              return t;
+            });
+    e.setRemoveOnCancelPolicy(true);
+    return e;
+  }
+}

@@ -1,0 +1,377 @@
+package dev.baton.internal.db;
+
+import dev.baton.internal.cluster.Leadership;
+import dev.baton.internal.cluster.NotLeaderException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * The leader's statements: rescue, schedule, clean and prune. Each one is fenced by the leader's
+ * term: it first takes a share lock on the {@code leader} row and proceeds only if the row still
+ * names this node and term and its lease has not run out. The lock is held to the end of the
+ * statement, so an election cannot complete while a leader write is under way, and a write that
+ * comes after one sees the new term and changes nothing. Every statement reports whether it was
+ * leading; one that was not throws {@link NotLeaderException}.
+ *
+ * <p>The time they compare with is a bind parameter: {@code null} means the database's {@code
+ * now()} (production), a value means a test's clock.
+ *
+ * <p>Not public API.
+ */
+public final class MaintenanceStore {
+
+  // Binds: now (nullable), role, node id, term. Yields clk(now) and lead(term) when leading.
+  private static final String LEAD =
+      """
+      clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM %1$s.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      )""";
+
+  private static final String NOW = "(SELECT now FROM clk)";
+
+  // Running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to the queue:
+  // retryable, or discarded at max attempts, or cancelled when a cancel was asked for; each with an
+  // error entry saying which and a rescue count. Picked with SKIP LOCKED and re-checked under the
+  // lock, so a job its holder finished meanwhile is untouched. Binds: LEAD, limit.
+  private static final String RESCUE =
+      ("""
+      WITH %2$s,
+      picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND state = 'running' AND least(lease_expires_at, deadline_at) < $NOW
+        ORDER BY least(lease_expires_at, deadline_at), id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE %1$s.job j
+        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
+                         WHEN j.attempt >= j.max_attempts THEN 'discarded'
+                         ELSE 'retryable' END,
+            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
+                                  OR j.attempt >= j.max_attempts THEN $NOW END,
+            scheduled_at = $NOW,
+            errors = j.errors || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempt,
+                'at', $NOW,
+                'error', CASE WHEN j.deadline_at < $NOW THEN 'deadline_exceeded'
+                              ELSE 'lease_expired' END,
+                'message', CASE WHEN j.deadline_at < $NOW
+                                THEN 'deadline exceeded on node ' || coalesce(j.attempted_by, '?')
+                                     || ' (deadline ' || j.deadline_at || ')'
+                                ELSE 'lease expired on node ' || coalesce(j.attempted_by, '?')
+                                     || ' (no heartbeat since lease ran out at '
+                                     || j.lease_expires_at || ')' END)),
+            metadata = j.metadata || jsonb_build_object('rescue_count',
+                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        FROM picked
+        WHERE j.id = picked.id AND j.state = 'running'
+          AND (j.lease_expires_at < $NOW OR j.deadline_at < $NOW)
+        RETURNING j.id, j.state, j.attempted_by
+      )
+      SELECT l.leading, u.id, u.state, u.attempted_by
+      FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
+      """)
+          .replace("$NOW", NOW);
+
+  // Due scheduled and retryable jobs become available; each queue that got some is notified once.
+  // Binds: LEAD, limit, channel.
+  private static final String SCHEDULE =
+      ("""
+      WITH %2$s,
+      picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND state IN ('scheduled', 'retryable') AND scheduled_at <= $NOW
+        ORDER BY scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE %1$s.job j SET state = 'available'
+        FROM picked
+        WHERE j.id = picked.id AND j.state IN ('scheduled', 'retryable')
+        RETURNING j.queue
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd) q)
+      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM upd), (SELECT count(*) FROM n)
+      """)
+          .replace("$NOW", NOW);
+
+  // Finished jobs of one state past their retention are deleted, oldest first. Binds: LEAD, state,
+  // retention ms, limit, state.
+  private static final String CLEAN =
+      ("""
+      WITH %2$s,
+      picked AS MATERIALIZED (
+        SELECT id FROM %1$s.job
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND state = ? AND finalized_at IS NOT NULL
+          AND finalized_at < $NOW - make_interval(secs => ? / 1000.0)
+        ORDER BY finalized_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      del AS (
+        DELETE FROM %1$s.job j USING picked WHERE j.id = picked.id AND j.state = ?
+        RETURNING j.*
+      )
+      %3$s
+      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
+      """)
+          .replace("$NOW", NOW);
+
+  // The archiving variant moves the deleted rows into job_archive in the same statement.
+  private static final String ARCHIVE_STEP =
+      ", arch AS (INSERT INTO %1$s.job_archive SELECT d.*, " + NOW + " FROM del d RETURNING 1)";
+
+  private static final String CLEAN_ARCHIVE_COUNT =
+      "SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)";
+
+  // Nodes that stopped beating are removed from the registry. Their running jobs keep their
+  // leases: the rescuer acts on those. Binds: LEAD, ttl ms.
+  private static final String PRUNE_NODES =
+      ("""
+      WITH %2$s,
+      del AS (
+        DELETE FROM %1$s.node
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND heartbeat_at < $NOW - make_interval(secs => ? / 1000.0)
+        RETURNING id
+      )
+      SELECT l.leading, d.id FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN del d ON true
+      """)
+          .replace("$NOW", NOW);
+
+  // Opens a leader transaction: share-locks the leader row for the rest of the transaction and
+  // returns the time to use. No row when not leading. Binds: LEAD.
+  private static final String LOCK_LEAD = "WITH %2$s SELECT (SELECT now FROM clk) FROM lead";
+
+  private static final String LOCK_PERIODIC =
+      "SELECT schedule, last_due_at, last_job_id FROM %1$s.periodic WHERE name = ? FOR UPDATE";
+
+  private static final String SAVE_PERIODIC =
+      """
+      INSERT INTO %1$s.periodic (name, schedule, last_due_at, last_job_id, updated_at)
+      VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (name) DO UPDATE
+      SET schedule = excluded.schedule, last_due_at = excluded.last_due_at,
+          last_job_id = coalesce(excluded.last_job_id, %1$s.periodic.last_job_id),
+          updated_at = excluded.updated_at
+      """;
+
+  private final SchemaName schema;
+  private final String lockPeriodic;
+  private final String savePeriodic;
+  private final String rescue;
+  private final String scheduleSql;
+  private final String clean;
+  private final String cleanArchive;
+  private final String pruneNodes;
+  private final String lockLead;
+
+  /** Prepares the SQL text for {@code schema}. */
+  public MaintenanceStore(SchemaName schema) {
+    this.schema = schema;
+    String s = schema.quoted();
+    String lead = LEAD.formatted(s);
+    this.rescue = RESCUE.formatted(s, lead);
+    this.scheduleSql = SCHEDULE.formatted(s, lead);
+    this.clean = CLEAN.formatted(s, lead, "");
+    this.cleanArchive =
+        CLEAN
+            .formatted(s, lead, ARCHIVE_STEP.formatted(s))
+            .replace(
+                "SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)",
+                CLEAN_ARCHIVE_COUNT);
+    this.pruneNodes = PRUNE_NODES.formatted(s, lead);
+    this.lockLead = LOCK_LEAD.formatted(s, lead);
+    this.lockPeriodic = LOCK_PERIODIC.formatted(s);
+    this.savePeriodic = SAVE_PERIODIC.formatted(s);
+  }
+
+  /** Where a periodic schedule stands. */
+  public record PeriodicState(String schedule, Instant lastDueAt, Long lastJobId) {}
+
+  /** Locks and reads the row of periodic job {@code name}, in {@code c}'s transaction; or null. */
+  public PeriodicState lockPeriodic(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(lockPeriodic)) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        long job = rs.getLong(3);
+        return new PeriodicState(
+            rs.getString(1), JobStore.instant(rs, 2), rs.wasNull() ? null : job);
+      }
+    }
+  }
+
+  /** Records where periodic job {@code name} stands, in {@code c}'s transaction. */
+  public void savePeriodic(
+      Connection c, String name, String schedule, Instant lastDueAt, Long lastJobId, Instant now)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(savePeriodic)) {
+      ps.setString(1, name);
+      ps.setString(2, schedule);
+      JobStore.setInstant(ps, 3, lastDueAt);
+      if (lastJobId == null) {
+        ps.setNull(4, java.sql.Types.BIGINT);
+      } else {
+        ps.setLong(4, lastJobId);
+      }
+      JobStore.setInstant(ps, 5, now);
+      ps.executeUpdate();
+    }
+  }
+
+  /** A job the rescuer returned to the queue, and the state it is in now. */
+  public record Rescued(long id, String state, String attemptedBy) {}
+
+  /** Rescues up to {@code limit} expired jobs. */
+  public List<Rescued> rescue(DataSource ds, Leadership lead, Instant now, int limit) {
+    return Db.inTransaction(
+        ds,
+        "cannot rescue expired jobs",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(rescue)) {
+            int i = bindLead(ps, lead, now);
+            ps.setInt(i, limit);
+            List<Rescued> out = new ArrayList<>();
+            boolean leading = false;
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                leading = rs.getLong(1) > 0;
+                long id = rs.getLong(2);
+                if (!rs.wasNull()) {
+                  out.add(new Rescued(id, rs.getString(3), rs.getString(4)));
+                }
+              }
+            }
+            requireLeading(leading, lead);
+            return out;
+          }
+        });
+  }
+
+  /** Makes up to {@code limit} due jobs available. Returns how many. */
+  public int schedule(DataSource ds, Leadership lead, Instant now, int limit) {
+    return Db.inTransaction(
+        ds,
+        "cannot schedule due jobs",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(scheduleSql)) {
+            int i = bindLead(ps, lead, now);
+            ps.setInt(i++, limit);
+            ps.setString(i, schema.insertChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              requireLeading(rs.getLong(1) > 0, lead);
+              return rs.getInt(2);
+            }
+          }
+        });
+  }
+
+  /**
+   * Deletes (or, with {@code archive}, moves to {@code job_archive}) up to {@code limit} jobs in
+   * {@code state} finalized more than {@code retention} ago. Returns how many.
+   */
+  public int clean(
+      DataSource ds,
+      Leadership lead,
+      Instant now,
+      String state,
+      Duration retention,
+      int limit,
+      boolean archive) {
+    return Db.inTransaction(
+        ds,
+        "cannot clean " + state + " jobs",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(archive ? cleanArchive : clean)) {
+            int i = bindLead(ps, lead, now);
+            ps.setString(i++, state);
+            ps.setLong(i++, retention.toMillis());
+            ps.setInt(i++, limit);
+            ps.setString(i, state);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              requireLeading(rs.getLong(1) > 0, lead);
+              return rs.getInt(2);
+            }
+          }
+        });
+  }
+
+  /** Removes nodes whose last heartbeat is older than {@code ttl}. Returns their ids. */
+  public List<String> pruneNodes(DataSource ds, Leadership lead, Instant now, Duration ttl) {
+    return Db.inTransaction(
+        ds,
+        "cannot prune nodes",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(pruneNodes)) {
+            int i = bindLead(ps, lead, now);
+            ps.setLong(i, ttl.toMillis());
+            List<String> out = new ArrayList<>();
+            boolean leading = false;
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                leading = rs.getLong(1) > 0;
+                String id = rs.getString(2);
+                if (id != null) {
+                  out.add(id);
+                }
+              }
+            }
+            requireLeading(leading, lead);
+            return out;
+          }
+        });
+  }
+
+  /**
+   * In the open transaction of {@code c}: share-locks the leader row until the transaction ends, so
+   * no election completes meanwhile, and returns the time to use.
+   *
+   * @throws NotLeaderException if {@code lead}'s term is over
+   */
+  public Instant lockLead(Connection c, Leadership lead, Instant now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(lockLead)) {
+      bindLead(ps, lead, now);
+      try (ResultSet rs = ps.executeQuery()) {
+        requireLeading(rs.next(), lead);
+        return JobStore.instant(rs, 1);
+      }
+    }
+  }
+
+  private static int bindLead(PreparedStatement ps, Leadership lead, Instant now)
+      throws SQLException {
+    JobStore.setInstant(ps, 1, now);
+    ps.setString(2, lead.role());
+    ps.setString(3, lead.nodeId());
+    ps.setLong(4, lead.term());
+    return 5;
+  }
+
+  private static void requireLeading(boolean leading, Leadership lead) {
+    if (!leading) {
+      throw new NotLeaderException(lead);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.baton.internal.maintenance;
+
+import dev.baton.internal.cluster.Leadership;
+import dev.baton.internal.cluster.TimeSource;
+import dev.baton.internal.db.MaintenanceStore;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes finished jobs past their retention, oldest first, in bounded batches: completed after
+ * {@code completedRetention} (default 24 h), cancelled and discarded after their own (default 7 d).
+ * With archiving on, rows are moved to {@code job_archive} in the same statement instead. Deleting
+ * a job frees its idempotency key. Leader only, fenced by term.
+ *
+ * <p>Settings: interval {@code cleanInterval} (default 30 s); batch {@code cleanBatchSize} (default
+ * 1,000) rows per statement, each its own transaction; at most {@value #MAX_BATCHES} batches per
+ * state per pass, so one pass never holds the leader's thread for long. Not public API.
+ */
+public final class Cleaner implements MaintenanceService {
+  private static final Logger log = LoggerFactory.getLogger(Cleaner.class);
+
+  /** Most batches per state in one pass. */
+  public static final int MAX_BATCHES = 100;
+
+  private final DataSource dataSource;
+  private final MaintenanceStore store;
+  private final TimeSource time;
+  private final Map<String, Duration> retention;
+  private final int batchSize;
+  private final boolean archive;
+
+  /** A cleaner. */
+  public Cleaner(
+      DataSource dataSource,
+      MaintenanceStore store,
+      TimeSource time,
+      Duration completed,
+      Duration cancelled,
+      Duration discarded,
+      int batchSize,
+      boolean archive) {
+    this.dataSource = dataSource;
+    this.store = store;
+    this.time = time;
+    this.retention = new LinkedHashMap<>();
+    retention.put("completed", completed);
+    retention.put("cancelled", cancelled);
+    retention.put("discarded", discarded);
+    this.batchSize = batchSize;
+    this.archive = archive;
+  }
+
+  @Override
+  public String name() {
+    return "cleaner";
+  }
+
+  /** One pass. Returns how many jobs were deleted (or archived). */
+  @Override
+  public int runOnce(Leadership lead) {
+    int total = 0;
+    for (Map.Entry<String, Duration> e : retention.entrySet()) {
+      int n = 0;
+      for (int batch = 0; batch < MAX_BATCHES; batch++) {
+        int done =
+            store.clean(
+                dataSource, lead, time.dbNow(), e.getKey(), e.getValue(), batchSize, archive);
+        n += done;
+        if (done < batchSize) {
+          break;
+        }
+      }
+      if (n > 0) {
+        log.info(
+            "{} {} {} jobs finished more than {} ago",
+            archive ? "archived" : "deleted",
+            n,
+            e.getKey(),
+            e.getValue());
+      }
+      total += n;
+    }
+    return total;
+  }
+}
