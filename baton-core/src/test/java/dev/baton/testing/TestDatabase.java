@@ -158,6 +158,18 @@ public final class TestDatabase {
     }
   }
 
+  /** A string from a one-row, one-column query on the admin pool. */
+  public String queryString(String sql) {
+    try (Connection c = admin.getConnection();
+        Statement st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException("test SQL failed: " + sql, e);
+    }
+  }
+
   private static HikariDataSource pool(String url, int size, String name) {
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(url);

@@ -11,9 +11,9 @@ public final class SettableTime implements TimeSource {
   private volatile Instant now;
   private volatile long nanos;
 
-  /** A clock reading {@code start}. */
+  /** A clock reading {@code start}, cut to microseconds (the database's precision). */
   public SettableTime(Instant start) {
-    this.now = start;
+    this.now = start.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
     this.nanos = 0;
   }
 

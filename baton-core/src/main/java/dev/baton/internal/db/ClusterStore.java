@@ -110,7 +110,7 @@ public final class ClusterStore {
       """
       WITH up AS (
         UPDATE %1$s.queue SET paused_at = NULL, paused_by = NULL, updated_at = now()
-        WHERE name = ? RETURNING name
+        WHERE name = ? AND paused_at IS NOT NULL RETURNING name
       )
       SELECT pg_notify(?, json_build_object('action', 'queue_resumed', 'queue', name)::text),
              pg_notify(?, name)
