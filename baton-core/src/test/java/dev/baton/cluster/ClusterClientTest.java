@@ -55,18 +55,19 @@ class ClusterClientTest {
   @Test
   void whenTheLeaderStopsAnotherClientTakesOverWithoutWaitingForTheLease() {
     try (Fixture f = new Fixture()) {
-      // A lease of a minute: without the resign notification the hand-over would take that long.
+      // A lease of 3 minutes, so elections every minute: without the resign notification the
+      // hand-over would take up to that long.
       Baton first =
-          f.start(f.config().nodeId("first").leaderTtl(Duration.ofMinutes(1)).build(), b -> {});
+          f.start(f.config().nodeId("first").leaderTtl(Duration.ofMinutes(3)).build(), b -> {});
       Baton second =
-          f.start(f.config().nodeId("second").leaderTtl(Duration.ofMinutes(1)).build(), b -> {});
+          f.start(f.config().nodeId("second").leaderTtl(Duration.ofMinutes(3)).build(), b -> {});
       assertThat(first.isLeader()).isTrue();
       assertThat(second.isLeader()).isFalse();
       long term = f.reader().leader().orElseThrow().term();
 
       first.stop();
 
-      await().atMost(Duration.ofSeconds(20)).until(second::isLeader);
+      await().atMost(Duration.ofSeconds(10)).until(second::isLeader);
       LeaderInfo now = f.reader().leader().orElseThrow();
       assertThat(now.nodeId()).isEqualTo("second");
       assertThat(now.term()).isGreaterThan(term);
