@@ -48,7 +48,7 @@ class MaintenancePassesTest {
               new ClusterStore(name),
               Leadership.MAINTENANCE,
               "leader",
-              Duration.ofDays(1),
+              Duration.ofDays(30),
               time)
           .runOnce();
   private final NodeCounters counters = new NodeCounters();
