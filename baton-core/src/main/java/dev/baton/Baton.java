@@ -131,7 +131,7 @@ public final class Baton implements AutoCloseable {
     this.store = new JobStore(schema);
     this.clusterStore = new ClusterStore(schema);
     this.periodicJobs = List.copyOf(b.periodic.values());
-    this.time = b.time;
+    this.time = TimeSource.SYSTEM;
     for (PeriodicJob p : periodicJobs) {
       prepare(p.args(), p.options()); // fails at build, not on the leader, if it cannot enqueue
     }
@@ -913,7 +913,6 @@ public final class Baton implements AutoCloseable {
     private ObjectMapper mapper;
     private final Map<String, HandlerEntry<?>> handlers = new LinkedHashMap<>();
     private final Map<String, PeriodicJob> periodic = new LinkedHashMap<>();
-    private TimeSource time = TimeSource.SYSTEM;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -978,12 +977,6 @@ public final class Baton implements AutoCloseable {
             "periodic job name", "unique per client (already registered)", job.name());
       }
       periodic.put(job.name(), job);
-      return this;
-    }
-
-    /** The clocks of the cluster services: for tests in this package. */
-    Builder timeSource(TimeSource time) {
-      this.time = Objects.requireNonNull(time, "time");
       return this;
     }
 

@@ -60,6 +60,9 @@ class ElectorTest {
           .containsExactly(lead);
     }
     assertThat(row().term()).as("renewals stay in the term").isEqualTo(lead.term());
+    assertThat(db.queryLong("SELECT last_value FROM " + schema + ".leader_term_seq"))
+        .as("followers' steps draw no terms")
+        .isEqualTo(lead.term());
     assertThat(row().expiresAt()).isEqualTo(time.now().plus(TTL));
   }
 

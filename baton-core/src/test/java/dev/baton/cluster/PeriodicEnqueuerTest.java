@@ -145,6 +145,23 @@ class PeriodicEnqueuerTest {
     assertThat(keys()).containsExactly("baton:periodic:report:2030-01-01T21:15:00Z");
   }
 
+  @Test
+  void dueTimesFallOnWholeSecondsWhateverTheFractionOfTheFirstPass() {
+    time.advance(Duration.ofMillis(606)); // 12:00:03.606
+    PeriodicEnqueuer p = enqueuer("* * * * * *", MissedRuns.CATCH_UP_ONCE, ZoneOffset.UTC);
+    p.runOnce(lead);
+    time.advance(Duration.ofMillis(2_500)); // 12:00:06.106
+    assertThat(p.runOnce(lead)).isEqualTo(3);
+    assertThat(keys())
+        .containsExactly(
+            "baton:periodic:report:2030-01-01T12:00:04Z",
+            "baton:periodic:report:2030-01-01T12:00:05Z",
+            "baton:periodic:report:2030-01-01T12:00:06Z");
+    time.advance(Duration.ofMillis(900)); // 12:00:07.006
+    assertThat(p.runOnce(lead)).isEqualTo(1);
+    assertThat(keys()).last().isEqualTo("baton:periodic:report:2030-01-01T12:00:07Z");
+  }
+
   record Report(int n) implements JobArgs {}
 
   @Test

@@ -53,12 +53,15 @@ public final class ClusterStore {
       """
           .replace("$CLK", CLK);
 
-  // The first election of a role. Binds: role, node id, now, now, now, ttl ms.
+  // The first election of a role. Draws a term only when there is no row, so a follower's steps
+  // do not use up terms (ON CONFLICT alone would call nextval before finding the conflict).
+  // Binds: role, node id, now, now, now, ttl ms, role.
   private static final String FIRST_ELECTION =
       """
       INSERT INTO %1$s.leader (role, leader_id, term, elected_at, renewed_at, expires_at)
-      VALUES (?, ?, nextval('%1$s.leader_term_seq'), $CLK, $CLK,
-              $CLK + make_interval(secs => ? / 1000.0))
+      SELECT ?, ?, nextval('%1$s.leader_term_seq'), $CLK, $CLK,
+             $CLK + make_interval(secs => ? / 1000.0)
+      WHERE NOT EXISTS (SELECT 1 FROM %1$s.leader WHERE role = ?)
       ON CONFLICT (role) DO NOTHING
       RETURNING term
       """
@@ -290,6 +293,7 @@ public final class ClusterStore {
             JobStore.setInstant(ps, 4, now);
             JobStore.setInstant(ps, 5, now);
             ps.setLong(6, ttl.toMillis());
+            ps.setString(7, role);
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next() ? rs.getLong(1) : -1L;
             }

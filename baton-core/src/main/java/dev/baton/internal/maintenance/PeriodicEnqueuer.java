@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -98,7 +99,10 @@ public final class PeriodicEnqueuer implements MaintenanceService {
           Instant now = maintenance.lockLead(c, lead, time.dbNow());
           MaintenanceStore.PeriodicState state = maintenance.lockPeriodic(c, s.name());
           if (state == null || !state.schedule().equals(s.expression())) {
-            maintenance.savePeriodic(c, s.name(), s.expression(), now, null, now);
+            // Whole seconds: cron due times have no fraction (cron-utils 9.2.1 would otherwise
+            // carry the fraction of this moment into every due time of a "* * * * * *" schedule).
+            Instant from = now.truncatedTo(ChronoUnit.SECONDS);
+            maintenance.savePeriodic(c, s.name(), s.expression(), from, null, now);
             log.info(
                 "periodic job {} (\"{}\") {}; first run after {}",
                 s.name(),
@@ -175,7 +179,7 @@ public final class PeriodicEnqueuer implements MaintenanceService {
     if (!from.isAfter(handled)) {
       from = handled;
     }
-    ZonedDateTime cursor = zoned(from, s.zone());
+    ZonedDateTime cursor = zoned(from.truncatedTo(ChronoUnit.SECONDS), s.zone());
     while (fire.size() < MAX_RUNS_PER_PASS) {
       Optional<ZonedDateTime> next = s.executionTime().nextExecution(cursor);
       if (next.isEmpty() || next.get().toInstant().isAfter(now)) {
