@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * while it talks to the database. A failed step is logged and retried at its next interval.
  *
  * <p>Start and stop may be called from any thread, in any order, any number of times: a stopped
- * cluster cannot start again. Not public API.
+ * cluster cannot start again. Both run whole under one lock, database calls included, so they never
+ * interleave; nothing else takes it. Not public API.
  */
 public final class Cluster {
   private static final Logger log = LoggerFactory.getLogger(Cluster.class);
@@ -55,10 +56,13 @@ public final class Cluster {
   }
 
   /**
-   * Registers this node and runs one election step before returning (so a lone node leads at once),
-   * then starts the threads. Database errors are logged, not thrown: the threads retry.
+   * Starts the threads, registers this node and runs one election step before returning (so a lone
+   * node leads at once). Database errors are logged, not thrown: the threads retry. Does nothing if
+   * started or stopped before.
    */
   public void start() {
+    // The whole start runs under the lock (a stop waits for it): a stop that slipped in between
+    // would deregister before the registration, or drop the first election step's task.
     lock.lock();
     try {
       if (state != State.NEW) {
@@ -67,44 +71,31 @@ public final class Cluster {
       state = State.RUNNING;
       clusterThread = executor("baton-cluster");
       maintenanceThread = executor("baton-maintenance");
-    } finally {
-      lock.unlock();
-    }
-    // Outside the lock: these talk to the database. A concurrent stop() shuts the executors down,
-    // which makes the scheduling below fail harmlessly.
-    guarded("register node", registry::register);
-    try {
+      guarded("register node", registry::register);
       clusterThread.scheduleWithFixedDelay(
           () -> guarded("node heartbeat", registry::beat),
           nodeBeatInterval.toMillis(),
           nodeBeatInterval.toMillis(),
           TimeUnit.MILLISECONDS);
-      if (elector != null) {
-        clusterThread.schedule(
-            this::electAndReschedule, elector.interval().toMillis(), TimeUnit.MILLISECONDS);
-        for (Periodic p : services) {
-          long ms = p.interval().toMillis();
-          maintenanceThread.scheduleWithFixedDelay(
-              () -> runService(p.service()), ms, ms, TimeUnit.MILLISECONDS);
-        }
+      if (elector == null) {
+        return;
       }
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      return; // stopped meanwhile
-    }
-    if (elector == null) {
-      return;
-    }
-    try {
+      clusterThread.schedule(
+          this::electAndReschedule, elector.interval().toMillis(), TimeUnit.MILLISECONDS);
+      for (Periodic p : services) {
+        long ms = p.interval().toMillis();
+        maintenanceThread.scheduleWithFixedDelay(
+            () -> runService(p.service()), ms, ms, TimeUnit.MILLISECONDS);
+      }
       // The first step runs on the cluster thread, like every other, and is waited for, so that a
       // lone node leads as soon as it started.
       clusterThread.submit(() -> guarded("election", elector::runOnce)).get(10, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException
-        | java.util.concurrent.CancellationException e) {
-      // stopped meanwhile
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       log.warn("first election step did not finish; the cluster thread goes on trying", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -136,8 +127,6 @@ public final class Cluster {
    * another node takes over at once, and removes this node from the registry.
    */
   public void stop(Duration timeout) throws InterruptedException {
-    ScheduledThreadPoolExecutor c;
-    ScheduledThreadPoolExecutor m;
     lock.lock();
     try {
       if (state != State.RUNNING) {
@@ -145,20 +134,20 @@ public final class Cluster {
         return;
       }
       state = State.STOPPED;
-      c = clusterThread;
-      m = maintenanceThread;
+      maintenanceThread.shutdownNow();
+      clusterThread.shutdownNow();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      maintenanceThread.awaitTermination(
+          Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      clusterThread.awaitTermination(
+          Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      if (elector != null) {
+        elector.resign();
+      }
+      guarded("deregister node", registry::deregister);
     } finally {
       lock.unlock();
     }
-    m.shutdownNow();
-    c.shutdownNow();
-    long deadline = System.nanoTime() + timeout.toNanos();
-    m.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    c.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    if (elector != null) {
-      elector.resign();
-    }
-    guarded("deregister node", registry::deregister);
   }
 
   private void electAndReschedule() {

@@ -54,6 +54,7 @@ public final class Completer {
   private final BlockingQueue<Pending> others;
   private final ConcurrentLinkedQueue<Pending> retries = new ConcurrentLinkedQueue<>();
   private final Thread thread;
+  private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean stopping;
   private volatile boolean idle; // the thread is (about to be) parked: a submit must unpark it
 
@@ -80,7 +81,7 @@ public final class Completer {
 
   /** Starts the writer thread. */
   public void start() {
-    thread.start();
+    state.start(thread::start);
   }
 
   /**
@@ -127,7 +128,10 @@ public final class Completer {
 
   /** Writes everything queued, then stops the thread; waits up to {@code timeout}. */
   public void stop(Duration timeout) throws InterruptedException {
-    stopping = true;
+    if (!state.stop(() -> stopping = true)) {
+      stopping = true;
+      return;
+    }
     LockSupport.unpark(thread);
     thread.join(Math.max(1, timeout.toMillis()));
   }

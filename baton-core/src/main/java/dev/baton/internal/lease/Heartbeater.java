@@ -35,6 +35,7 @@ public final class Heartbeater {
   private final Duration lease;
   private final Duration interval;
   private final Thread thread;
+  private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
 
   /** A heartbeater; call {@link #start()}. */
@@ -57,13 +58,18 @@ public final class Heartbeater {
 
   /** Starts beating. */
   public void start() {
-    running = true;
-    thread.start();
+    state.start(
+        () -> {
+          running = true;
+          thread.start();
+        });
   }
 
   /** Stops beating and waits up to {@code timeout} for the thread to end. */
   public void stop(Duration timeout) throws InterruptedException {
-    running = false;
+    if (!state.stop(() -> running = false)) {
+      return;
+    }
     thread.interrupt();
     thread.join(Math.max(1, timeout.toMillis()));
   }

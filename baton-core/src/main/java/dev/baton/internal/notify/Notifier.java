@@ -35,6 +35,7 @@ public final class Notifier {
   private final Thread thread;
   private final java.util.concurrent.CountDownLatch firstListen =
       new java.util.concurrent.CountDownLatch(1);
+  private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
 
   /** A notifier; call {@link #start()}. Channel names are validated identifiers. */
@@ -57,8 +58,11 @@ public final class Notifier {
 
   /** Starts listening. */
   public void start() {
-    running = true;
-    thread.start();
+    state.start(
+        () -> {
+          running = true;
+          thread.start();
+        });
   }
 
   /**
@@ -71,7 +75,9 @@ public final class Notifier {
 
   /** Stops listening and waits up to {@code timeout} for the thread to end. */
   public void stop(Duration timeout) throws InterruptedException {
-    running = false;
+    if (!state.stop(() -> running = false)) {
+      return;
+    }
     thread.interrupt();
     thread.join(Math.max(1, timeout.toMillis()));
   }

@@ -65,6 +65,7 @@ public final class Producer {
   private final Condition wake = lock.newCondition();
   private final Thread thread;
   private boolean wakeRequested; // guarded by lock
+  private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
   private volatile boolean slotsWereFull;
 
@@ -100,9 +101,12 @@ public final class Producer {
 
   /** Starts claiming, with a first claim at once. */
   public void start() {
-    running = true;
-    wakeRequested = true;
-    thread.start();
+    state.start(
+        () -> {
+          running = true;
+          wakeRequested = true;
+          thread.start();
+        });
   }
 
   /** Asks for a claim now (there may be new jobs). Cheap; safe from any thread. */
@@ -127,7 +131,9 @@ public final class Producer {
    * touched.
    */
   public void stop(Duration timeout) throws InterruptedException {
-    requestStop();
+    if (!state.stop(this::requestStop)) {
+      return;
+    }
     thread.join(Math.max(1, timeout.toMillis()));
   }
 
