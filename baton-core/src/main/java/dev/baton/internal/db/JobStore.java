@@ -684,30 +684,34 @@ public final class JobStore {
     return Db.inTransaction(
         ds,
         "cannot extend leases (" + ids.length + " jobs)",
-        c -> {
-          Set<Long> extended = new HashSet<>();
-          Set<Long> skipped = new HashSet<>();
-          Set<Long> cancel = new HashSet<>();
-          try (PreparedStatement ps = c.prepareStatement(heartbeatIfHeld)) {
-            ps.setArray(1, array(c, ids));
-            ps.setArray(2, array(c, fences));
-            ps.setLong(3, lease.toMillis());
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                long id = rs.getLong(1);
-                if (rs.getBoolean(2)) {
-                  extended.add(id);
-                } else if (rs.getBoolean(4)) {
-                  skipped.add(id);
-                }
-                if (rs.getBoolean(3)) {
-                  cancel.add(id);
-                }
-              }
-            }
+        c -> heartbeatIfHeld(c, ids, fences, lease));
+  }
+
+  /** The same, on {@code c} (in autocommit). */
+  public Heartbeat heartbeatIfHeld(Connection c, long[] ids, long[] fences, Duration lease)
+      throws SQLException {
+    Set<Long> extended = new HashSet<>();
+    Set<Long> skipped = new HashSet<>();
+    Set<Long> cancel = new HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement(heartbeatIfHeld)) {
+      ps.setArray(1, array(c, ids));
+      ps.setArray(2, array(c, fences));
+      ps.setLong(3, lease.toMillis());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long id = rs.getLong(1);
+          if (rs.getBoolean(2)) {
+            extended.add(id);
+          } else if (rs.getBoolean(4)) {
+            skipped.add(id);
           }
-          return new Heartbeat(extended, skipped, cancel);
-        });
+          if (rs.getBoolean(3)) {
+            cancel.add(id);
+          }
+        }
+      }
+    }
+    return new Heartbeat(extended, skipped, cancel);
   }
 
   /**

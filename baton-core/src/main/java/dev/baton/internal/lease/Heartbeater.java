@@ -1,10 +1,14 @@
 package dev.baton.internal.lease;
 
+import dev.baton.BatonException;
+import dev.baton.internal.db.Db;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
 import dev.baton.internal.executor.StopReason;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * NOTIFY. When beats fail (database unreachable), a handler whose lease can no longer be known to
  * hold is interrupted as lost: another node may already be running its job.
  *
+ * <p>The thread keeps one connection of the pool for the client's life (taken when it starts,
+ * before any handler runs; taken again after an error), so handlers that exhaust the pool cannot
+ * starve the beats: if they could, leases would run out under running handlers and other nodes
+ * would run their jobs again.
+ *
  * <p>Not public API.
  */
 public final class Heartbeater {
@@ -37,6 +46,7 @@ public final class Heartbeater {
   private final Thread thread;
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
+  private Connection pinned; // the heartbeater thread's own
 
   /** A heartbeater; call {@link #start()}. */
   public Heartbeater(
@@ -75,19 +85,55 @@ public final class Heartbeater {
   }
 
   private void loop() {
-    while (running) {
-      try {
-        TimeUnit.NANOSECONDS.sleep(interval.toNanos());
-      } catch (InterruptedException e) {
-        if (!running) {
-          return;
+    // Take the connection before any handler can: handlers that exhaust the pool must not stop
+    // the beats, or leases run out under running handlers and other nodes run their jobs again.
+    pin();
+    try {
+      while (running) {
+        try {
+          TimeUnit.NANOSECONDS.sleep(interval.toNanos());
+        } catch (InterruptedException e) {
+          if (!running) {
+            return;
+          }
+        }
+        try {
+          beatOnce();
+        } catch (RuntimeException e) {
+          log.warn("cannot extend leases of {} held jobs; retrying next beat", held.size(), e);
+          stopJobsPastKnownLease();
         }
       }
+    } finally {
+      unpin();
+    }
+  }
+
+  /** Borrows the heartbeat connection if it has none; logs and leaves it to the next beat. */
+  private Connection pin() {
+    if (pinned == null) {
       try {
-        beatOnce();
-      } catch (RuntimeException e) {
-        log.warn("cannot extend leases of {} held jobs; retrying next beat", held.size(), e);
-        stopJobsPastKnownLease();
+        Connection c = dataSource.getConnection();
+        if (!c.getAutoCommit()) {
+          c.setAutoCommit(true);
+        }
+        pinned = c;
+      } catch (SQLException e) {
+        log.warn("cannot take the heartbeat connection; retrying at the next beat", e);
+      }
+    }
+    return pinned;
+  }
+
+  /** Gives the heartbeat connection back to the pool (a broken one is discarded by the pool). */
+  private void unpin() {
+    Connection c = pinned;
+    pinned = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException e) {
+        log.debug("closing the heartbeat connection failed", e);
       }
     }
   }
@@ -105,7 +151,21 @@ public final class Heartbeater {
       fences[i] = jobs.get(i).fence();
     }
     long sentAt = System.nanoTime();
-    JobStore.Heartbeat beat = store.heartbeatIfHeld(dataSource, ids, fences, lease);
+    JobStore.Heartbeat beat;
+    if (Thread.currentThread() != thread) {
+      beat = store.heartbeatIfHeld(dataSource, ids, fences, lease); // a test's direct call
+    } else {
+      Connection c = pin();
+      if (c == null) {
+        throw new BatonException("no heartbeat connection: the pool gave none");
+      }
+      try {
+        beat = store.heartbeatIfHeld(c, ids, fences, lease);
+      } catch (SQLException e) {
+        unpin(); // take a fresh one at the next beat
+        throw Db.wrap("cannot extend leases (" + ids.length + " jobs)", e);
+      }
+    }
     long knownUntil = sentAt + lease.toNanos();
     for (RunningJob rj : jobs) {
       if (beat.held(rj.id())) {
