@@ -13,20 +13,16 @@ import dev.baton.EnqueueOptions;
 import dev.baton.JobRequest;
 import dev.baton.LeaderInfo;
 import dev.baton.migrate.Migrator;
+import dev.baton.testing.ChildProcess;
 import dev.baton.testing.ClusterWorkerMain;
 import dev.baton.testing.RestartablePostgres;
 import dev.baton.testing.TestDatabase;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -42,7 +38,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +77,9 @@ class ClusterChaosIT {
   private static final int JOBS = 20_000;
   private static final int NODES = 3;
   private static final int CONCURRENCY = 16;
+  // How long one phase may take before the test calls it stuck: generous, so that a loaded CI box
+  // is not mistaken for a hang (a phase takes 1-5 s on an idle one).
+  private static final Duration PHASE_LIMIT = Duration.ofSeconds(90);
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final Duration LEADER_TTL = Duration.ofSeconds(2);
   private static final Duration WORK = Duration.ofMillis(10);
@@ -103,7 +101,7 @@ class ClusterChaosIT {
     RestartablePostgres pg = external ? null : RestartablePostgres.start();
     String jdbcUrl = external ? TestDatabase.get().jdbcUrl() : pg.jdbcUrl();
     String schema = external ? TestDatabase.get().newSchemaName() : "chaos";
-    Map<String, Worker> workers = new LinkedHashMap<>();
+    Map<String, ChildProcess> workers = new LinkedHashMap<>();
     Receiver receiver = new Receiver();
     Enqueuer enqueuer = null;
     HikariDataSource ds = pool(jdbcUrl);
@@ -124,10 +122,10 @@ class ClusterChaosIT {
 
       for (char n = 'a'; n < 'a' + NODES; n++) {
         String node = "chaos-" + n + "-" + ProcessHandle.current().pid();
-        workers.put(node, Worker.start(jdbcUrl, schema, node, receiver.url()));
+        workers.put(node, startWorker(jdbcUrl, schema, node, receiver.url()));
       }
-      for (Worker w : workers.values()) {
-        chaos.awaitOrDump("child " + w.node + " starts", Duration.ofSeconds(60), w::ready);
+      for (ChildProcess w : workers.values()) {
+        chaos.awaitOrDump("child " + w.name() + " starts", Duration.ofSeconds(60), () -> ready(w));
       }
       chaos.awaitOrDump(
           "a leader is elected", Duration.ofSeconds(20), () -> client.leader().isPresent());
@@ -136,12 +134,11 @@ class ClusterChaosIT {
       Enqueuer producer = new Enqueuer(client, receiver);
       enqueuer = producer;
       producer.start();
-      chaos.awaitOrDump(
-          "work flows", Duration.ofSeconds(30), () -> receiver.applied.sum() >= JOBS / 20);
+      chaos.awaitOrDump("work flows", PHASE_LIMIT, () -> receiver.applied.sum() >= JOBS / 20);
 
       // 1. SIGKILL the leader; measure until another node holds the role under a new term.
       LeaderInfo old = chaos.liveLeader();
-      Worker killed = workers.get(old.nodeId());
+      ChildProcess killed = workers.get(old.nodeId());
       assertThat(killed).as("leader %s is one of the children", old).isNotNull();
       long killedAt = System.nanoTime();
       killed.killHard();
@@ -149,7 +146,7 @@ class ClusterChaosIT {
       AtomicLong tookOverAt = new AtomicLong();
       chaos.awaitOrDump(
           "another node takes over the leader role",
-          Duration.ofSeconds(30),
+          PHASE_LIMIT,
           Duration.ofMillis(20),
           () -> {
             Optional<LeaderInfo> now = client.leader();
@@ -177,17 +174,17 @@ class ClusterChaosIT {
               + " ms");
 
       // 2. SIGSTOP another node for three leases, caught holding a job it already delivered.
-      Worker frozen =
+      ChildProcess frozen =
           workers.values().stream()
-              .filter(w -> w != killed && !w.node.equals(successor.get().nodeId()))
+              .filter(w -> w != killed && !w.name().equals(successor.get().nodeId()))
               .findFirst()
               .orElseThrow();
       Map<String, Long> frozenHeld = chaos.freezeHoldingDeliveredJobs(frozen);
       Thread.sleep(LEASE.multipliedBy(3).toMillis()); // the fault itself: a long pause
       chaos.awaitOrDump(
           "the frozen node's jobs are rescued",
-          Duration.ofSeconds(30),
-          () -> chaos.runningOn(frozen.node) == 0);
+          PHASE_LIMIT,
+          () -> chaos.runningOn(frozen.name()) == 0);
       // Thawed only once newer holders delivered every job it holds, each of its late deliveries
       // meets a higher fence at the receiver.
       chaos.awaitOrDump(
@@ -196,7 +193,7 @@ class ClusterChaosIT {
           () -> receiver.redelivered(frozenHeld));
       double thawedAt = chaos.dbEpoch();
       frozen.signal("CONT");
-      log("thawed " + frozen.node + " (it held " + frozenHeld.size() + " jobs when frozen)");
+      log("thawed " + frozen.name() + " (it held " + frozenHeld.size() + " jobs when frozen)");
       chaos.awaitEveryLiveNodeCompletes("work goes on after the thaw", thawedAt);
 
       // 3. Restart PostgreSQL.
@@ -212,9 +209,11 @@ class ClusterChaosIT {
       // 4. Terminate every client backend of the database but our own.
       Map<String, Integer> terminated = chaos.terminateBackends(jdbcUrl);
       log("terminated backends " + terminated);
-      for (Worker w : workers.values()) {
+      for (ChildProcess w : workers.values()) {
         if (w != killed) {
-          assertThat(terminated).as("sessions of %s were terminated", w.node).containsKey(w.node);
+          assertThat(terminated)
+              .as("sessions of %s were terminated", w.name())
+              .containsKey(w.name());
         }
       }
       chaos.awaitEveryLiveNodeCompletes(
@@ -230,17 +229,17 @@ class ClusterChaosIT {
 
       // Stop the live children gracefully and read their counters.
       Map<String, Matcher> counters = new TreeMap<>();
-      for (Worker w : workers.values()) {
+      for (ChildProcess w : workers.values()) {
         if (w != killed) {
           w.send("stop");
         }
       }
-      for (Worker w : workers.values()) {
+      for (ChildProcess w : workers.values()) {
         if (w != killed) {
           assertThat(w.awaitExit(Duration.ofSeconds(60))).as(w.describe()).isZero();
           Matcher m = COUNTERS.matcher(w.line("counters ").orElse(""));
           assertThat(m.matches()).as(w.describe()).isTrue();
-          counters.put(w.node, m);
+          counters.put(w.name(), m);
         }
       }
 
@@ -313,9 +312,9 @@ class ClusterChaosIT {
           .isPositive();
 
       // The frozen node's late results were dropped by the fence.
-      Matcher f = counters.get(frozen.node);
+      Matcher f = counters.get(frozen.name());
       assertThat(Long.parseLong(f.group(4)) + Long.parseLong(f.group(5)))
-          .as("fenced + leases_lost of the frozen node %s", frozen.node)
+          .as("fenced + leases_lost of the frozen node %s", frozen.name())
           .isPositive();
       assertThat(rescues).as("rescues recorded on jobs").isPositive();
 
@@ -328,7 +327,7 @@ class ClusterChaosIT {
         enqueuer.interrupt();
         enqueuer.join(10_000);
       }
-      for (Worker w : workers.values()) {
+      for (ChildProcess w : workers.values()) {
         w.close(passed);
       }
       receiver.close();
@@ -342,6 +341,31 @@ class ClusterChaosIT {
   private void log(String event) {
     System.out.printf(
         "[ClusterChaosIT +%6.2f s] %s%n", (System.nanoTime() - startedAt) / 1e9, event);
+  }
+
+  /** Starts a {@link ClusterWorkerMain} child delivering to {@code receiverUrl}. */
+  private static ChildProcess startWorker(
+      String jdbcUrl, String schema, String node, String receiverUrl) throws IOException {
+    return ChildProcess.start(
+        node,
+        ClusterWorkerMain.class,
+        List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+        jdbcUrl,
+        schema,
+        node,
+        receiverUrl,
+        Integer.toString(CONCURRENCY),
+        Long.toString(LEASE.toMillis()),
+        Long.toString(LEADER_TTL.toMillis()),
+        Long.toString(WORK.toMillis()));
+  }
+
+  /** Whether {@code w} printed {@code ready}; fails if it exited. */
+  private static boolean ready(ChildProcess w) {
+    if (!w.isAlive()) {
+      throw new IllegalStateException("child " + w.name() + " exited\n" + w.describe());
+    }
+    return w.line("ready ").isPresent();
   }
 
   private static HikariDataSource pool(String jdbcUrl) {
@@ -361,14 +385,14 @@ class ClusterChaosIT {
     private final String schema;
     private final Baton client;
     private final Receiver receiver;
-    private final Map<String, Worker> workers;
+    private final Map<String, ChildProcess> workers;
 
     Chaos(
         HikariDataSource ds,
         String schema,
         Baton client,
         Receiver receiver,
-        Map<String, Worker> workers) {
+        Map<String, ChildProcess> workers) {
       this.ds = ds;
       this.schema = schema;
       this.client = client;
@@ -401,33 +425,33 @@ class ClusterChaosIT {
      * and the frozen node's own result for it must be fenced). A freeze that catches none is undone
      * at once and tried again. Returns the keys and fences of the jobs it held when frozen.
      */
-    Map<String, Long> freezeHoldingDeliveredJobs(Worker w) throws Exception {
+    Map<String, Long> freezeHoldingDeliveredJobs(ChildProcess w) throws Exception {
       for (int tries = 1; tries <= 50; tries++) {
-        awaitOrDump(w.node + " holds jobs", Duration.ofSeconds(30), () -> runningOn(w.node) >= 2);
+        awaitOrDump(w.name() + " holds jobs", PHASE_LIMIT, () -> runningOn(w.name()) >= 2);
         w.signal("STOP");
         // Once its sessions are idle, whatever it sent before the stop has been executed.
         awaitOrDump(
-            "sessions of frozen " + w.node + " are idle",
+            "sessions of frozen " + w.name() + " are idle",
             Duration.ofSeconds(10),
             () ->
                 queryLong(
                         "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
-                            + w.node
+                            + w.name()
                             + "' AND state <> 'idle'")
                     == 0);
-        Map<String, Long> held = runningKeys(w.node);
+        Map<String, Long> held = runningKeys(w.name());
         long delivered =
             held.entrySet().stream()
                 .filter(
                     e -> {
                       KeyState ks = receiver.keys.get(e.getKey());
-                      return ks != null && ks.deliveredBy(w.node, e.getValue());
+                      return ks != null && ks.deliveredBy(w.name(), e.getValue());
                     })
                 .count();
         if (delivered > 0) {
           log(
               "froze "
-                  + w.node
+                  + w.name()
                   + " holding "
                   + held.size()
                   + " jobs, "
@@ -439,7 +463,7 @@ class ClusterChaosIT {
         }
         w.signal("CONT");
       }
-      throw new AssertionError("could not freeze " + w.node + " holding a delivered job");
+      throw new AssertionError("could not freeze " + w.name() + " holding a delivered job");
     }
 
     /**
@@ -454,8 +478,8 @@ class ClusterChaosIT {
             if (completed() == JOBS) {
               return true;
             }
-            for (Worker w : workers.values()) {
-              if (w.isAlive() && completedOnSince(w.node, since) == 0) {
+            for (ChildProcess w : workers.values()) {
+              if (w.isAlive() && completedOnSince(w.name(), since) == 0) {
                 return false;
               }
             }
@@ -469,7 +493,7 @@ class ClusterChaosIT {
       AtomicReference<Double> now = new AtomicReference<>();
       awaitOrDump(
           "the database answers",
-          Duration.ofSeconds(30),
+          PHASE_LIMIT,
           () -> {
             try (Connection c = ds.getConnection();
                 PreparedStatement ps =
@@ -508,7 +532,7 @@ class ClusterChaosIT {
         String list = pids.stream().map(String::valueOf).collect(Collectors.joining(","));
         awaitOrDump(
             "terminated backends end",
-            Duration.ofSeconds(30),
+            PHASE_LIMIT,
             () ->
                 queryLong("SELECT count(*) FROM pg_stat_activity WHERE pid IN (" + list + ")")
                     == 0);
@@ -570,7 +594,7 @@ class ClusterChaosIT {
       } catch (RuntimeException | SQLException e) {
         sb.append("cannot read the database: ").append(e).append('\n');
       }
-      for (Worker w : workers.values()) {
+      for (ChildProcess w : workers.values()) {
         sb.append(w.describe()).append('\n');
       }
       return sb.toString();
@@ -858,153 +882,6 @@ class ClusterChaosIT {
     public void close() {
       server.stop(0);
       threads.shutdownNow();
-    }
-  }
-
-  /** A {@link ClusterWorkerMain} child JVM: its stdout lines, stdin, stderr file and signals. */
-  private static final class Worker {
-    final String node;
-    private final Process process;
-    private final Path stderr;
-    private final Writer stdin;
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final Thread reader;
-
-    private Worker(String node, Process process, Path stderr) {
-      this.node = node;
-      this.process = process;
-      this.stderr = stderr;
-      this.stdin = process.outputWriter(StandardCharsets.UTF_8);
-      this.reader =
-          new Thread(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                  String line;
-                  while ((line = r.readLine()) != null) {
-                    lines.add(line);
-                  }
-                } catch (IOException e) {
-                  lines.add("<stdout closed: " + e + ">");
-                }
-              },
-              "chaos-child-stdout-" + node);
-      reader.setDaemon(true);
-      reader.start();
-    }
-
-    static Worker start(String jdbcUrl, String schema, String node, String receiverUrl)
-        throws IOException {
-      String java =
-          ProcessHandle.current()
-              .info()
-              .command()
-              .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      List<String> cmd =
-          List.of(
-              java,
-              "-Xmx256m",
-              "-XX:+UseSerialGC",
-              "-XX:TieredStopAtLevel=1",
-              "-Duser.timezone=" + System.getProperty("user.timezone"),
-              "-cp",
-              System.getProperty("java.class.path"),
-              ClusterWorkerMain.class.getName(),
-              jdbcUrl,
-              schema,
-              node,
-              receiverUrl,
-              Integer.toString(CONCURRENCY),
-              Long.toString(LEASE.toMillis()),
-              Long.toString(LEADER_TTL.toMillis()),
-              Long.toString(WORK.toMillis()));
-      Path err = Files.createTempFile("baton-chaos-" + node + "-", ".stderr");
-      Process p =
-          new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.to(err.toFile())).start();
-      return new Worker(node, p, err);
-    }
-
-    boolean isAlive() {
-      return process.isAlive();
-    }
-
-    boolean ready() {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("child " + node + " exited\n" + describe());
-      }
-      return line("ready ").isPresent();
-    }
-
-    Optional<String> line(String prefix) {
-      return lines.stream().filter(l -> l.startsWith(prefix)).findFirst();
-    }
-
-    void send(String command) throws IOException {
-      stdin.write(command + "\n");
-      stdin.flush();
-    }
-
-    void signal(String signal) throws IOException, InterruptedException {
-      Process kill =
-          new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-              .inheritIO()
-              .start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-        throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-      }
-    }
-
-    void killHard() throws InterruptedException {
-      process.destroyForcibly();
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("child " + node + " survived SIGKILL for 10 s");
-      }
-    }
-
-    int awaitExit(Duration timeout) throws InterruptedException {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException(
-            "child " + node + " did not exit within " + timeout + "\n" + describe());
-      }
-      reader.join(TimeUnit.SECONDS.toMillis(5));
-      return process.exitValue();
-    }
-
-    String describe() {
-      String err;
-      try {
-        err = Files.readString(stderr);
-        if (err.length() > 8_000) {
-          err = "..." + err.substring(err.length() - 8_000);
-        }
-      } catch (IOException e) {
-        err = "<cannot read " + stderr + ": " + e + ">";
-      }
-      return "child "
-          + node
-          + " (pid "
-          + process.pid()
-          + (process.isAlive() ? ", alive" : ", exited")
-          + ") stdout:\n  "
-          + String.join("\n  ", lines)
-          + "\nstderr ("
-          + stderr
-          + "):\n"
-          + err;
-    }
-
-    /** Kills the child if it still runs; keeps its stderr file unless {@code deleteLog}. */
-    void close(boolean deleteLog) throws Exception {
-      if (process.isAlive()) {
-        process.destroyForcibly(); // SIGKILL ends a SIGSTOPped process too
-        process.waitFor(10, TimeUnit.SECONDS);
-      }
-      if (deleteLog) {
-        Files.deleteIfExists(stderr);
-      } else {
-        System.out.println("stderr of child " + node + " kept in " + stderr);
-      }
     }
   }
 }

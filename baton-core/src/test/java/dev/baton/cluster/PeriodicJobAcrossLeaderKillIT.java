@@ -3,15 +3,10 @@ package dev.baton.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.testing.ChildProcess;
 import dev.baton.testing.PeriodicNodeMain;
 import dev.baton.testing.TestDatabase;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,8 +21,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -78,13 +71,13 @@ class PeriodicJobAcrossLeaderKillIT {
     DataSource admin = db.admin();
     long pid = ProcessHandle.current().pid();
 
-    List<Node> nodes = new ArrayList<>();
+    List<ChildProcess> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= NODES; i++) {
-        nodes.add(Node.start(db.jdbcUrl(), schema, "periodic-" + pid + "-" + i));
+        nodes.add(startNode(db.jdbcUrl(), schema, "periodic-" + pid + "-" + i));
       }
-      for (Node n : nodes) {
-        await(n.id + " ready")
+      for (ChildProcess n : nodes) {
+        await(n.name() + " ready")
             .atMost(Duration.ofSeconds(30))
             .until(() -> n.line("ready ").isPresent() || !n.isAlive());
         assertThat(n.isAlive()).as(n::describe).isTrue();
@@ -95,9 +88,9 @@ class PeriodicJobAcrossLeaderKillIT {
           .atMost(Duration.ofSeconds(20))
           .until(() -> jobs(admin, schema).size() >= RUNS_BEFORE_KILL);
       Leader first = leader(admin, schema).orElseThrow();
-      Node victim =
+      ChildProcess victim =
           nodes.stream()
-              .filter(n -> n.id.equals(first.nodeId()))
+              .filter(n -> n.name().equals(first.nodeId()))
               .findFirst()
               .orElseThrow(() -> new AssertionError("leader " + first + " is none of the nodes"));
 
@@ -115,14 +108,15 @@ class PeriodicJobAcrossLeaderKillIT {
               });
       Instant killedAt = dbNow(admin);
       victim.killHard();
-      List<Node> survivors = nodes.stream().filter(n -> n != victim).collect(Collectors.toList());
+      List<ChildProcess> survivors =
+          nodes.stream().filter(n -> n != victim).collect(Collectors.toList());
 
       await("another node elected")
           .atMost(Duration.ofSeconds(20))
           .until(
               () ->
                   leader(admin, schema)
-                      .filter(l -> l.term() > first.term() && !l.nodeId().equals(victim.id))
+                      .filter(l -> l.term() > first.term() && !l.nodeId().equals(victim.name()))
                       .isPresent());
       Leader second = leader(admin, schema).orElseThrow();
 
@@ -143,10 +137,10 @@ class PeriodicJobAcrossLeaderKillIT {
                       .filter(j -> !j.due().isAfter(cutoff))
                       .allMatch(j -> j.state().equals("completed")));
 
-      for (Node n : survivors) {
+      for (ChildProcess n : survivors) {
         n.send("stop");
       }
-      for (Node n : survivors) {
+      for (ChildProcess n : survivors) {
         assertThat(n.awaitExit(Duration.ofSeconds(20))).as(n::describe).isZero();
       }
 
@@ -154,10 +148,12 @@ class PeriodicJobAcrossLeaderKillIT {
       List<Execution> executions = executions(admin, schema);
       Instant lastDueAt = lastDueAt(admin, schema);
       String report =
-          report(jobs, executions, first, second, victim.id, killedAt, cutoff, lastDueAt);
+          report(jobs, executions, first, second, victim.name(), killedAt, cutoff, lastDueAt);
       System.out.println(report);
       String context =
-          report + "\n" + nodes.stream().map(Node::describe).collect(Collectors.joining("\n"));
+          report
+              + "\n"
+              + nodes.stream().map(ChildProcess::describe).collect(Collectors.joining("\n"));
 
       // The window spans the kill: runs before it, and after the new leader took over.
       assertThat(jobs).as(context).isNotEmpty();
@@ -230,7 +226,7 @@ class PeriodicJobAcrossLeaderKillIT {
         boolean rerunAfterKill =
             es.size() == 2
                 && es.get(0).attempt() == 1
-                && es.get(0).node().equals(victim.id)
+                && es.get(0).node().equals(victim.name())
                 && es.get(1).attempt() == 2
                 && j.attempt() == 2
                 && j.rescueCount() == 1
@@ -246,7 +242,7 @@ class PeriodicJobAcrossLeaderKillIT {
           .isSubsetOf(jobIds);
       assertThat(wrong).as("runs not executed exactly once\n" + context).isEmpty();
     } finally {
-      for (Node n : nodes) {
+      for (ChildProcess n : nodes) {
         n.close();
       }
     }
@@ -437,120 +433,19 @@ class PeriodicJobAcrossLeaderKillIT {
     return t == null ? null : t.toInstant();
   }
 
-  /** A {@link PeriodicNodeMain} child JVM: its stdout lines, its stdin, and SIGKILL. */
-  private static final class Node implements AutoCloseable {
-    final String id;
-    private final Process process;
-    private final Path stderr;
-    private final List<String> lines = new CopyOnWriteArrayList<>();
-    private final Writer stdin;
-
-    private Node(String id, Process process, Path stderr) {
-      this.id = id;
-      this.process = process;
-      this.stderr = stderr;
-      this.stdin = process.outputWriter(StandardCharsets.UTF_8);
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                  String line;
-                  while ((line = r.readLine()) != null) {
-                    lines.add(line);
-                  }
-                } catch (IOException e) {
-                  lines.add("<stdout closed: " + e + ">");
-                }
-              },
-              "child-stdout-" + process.pid());
-      reader.setDaemon(true);
-      reader.start();
-    }
-
-    static Node start(String jdbcUrl, String schema, String id) throws IOException {
-      String java =
-          ProcessHandle.current()
-              .info()
-              .command()
-              .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      List<String> cmd =
-          List.of(
-              java,
-              "-Xmx256m",
-              "-Duser.timezone=" + System.getProperty("user.timezone"),
-              "-cp",
-              System.getProperty("java.class.path"),
-              PeriodicNodeMain.class.getName(),
-              jdbcUrl,
-              schema,
-              id,
-              CRON,
-              Long.toString(LEADER_TTL.toMillis()),
-              Long.toString(MAINTENANCE_INTERVAL.toMillis()),
-              Long.toString(LEASE.toMillis()));
-      Path err = Files.createTempFile("baton-periodic-" + id + "-", ".stderr");
-      Process p =
-          new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.to(err.toFile())).start();
-      return new Node(id, p, err);
-    }
-
-    boolean isAlive() {
-      return process.isAlive();
-    }
-
-    Optional<String> line(String prefix) {
-      return lines.stream().filter(l -> l.startsWith(prefix)).findFirst();
-    }
-
-    void send(String command) throws IOException {
-      stdin.write(command + "\n");
-      stdin.flush();
-    }
-
-    void killHard() throws InterruptedException {
-      process.destroyForcibly();
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("child " + id + " survived SIGKILL for 10 s");
-      }
-    }
-
-    int awaitExit(Duration timeout) throws InterruptedException {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException(
-            "child " + id + " did not exit within " + timeout + "\n" + describe());
-      }
-      return process.exitValue();
-    }
-
-    String describe() {
-      String err;
-      try {
-        err = Files.readString(stderr);
-        if (err.length() > 6_000) {
-          err = "..." + err.substring(err.length() - 6_000);
-        }
-      } catch (IOException e) {
-        err = "<cannot read " + stderr + ": " + e + ">";
-      }
-      return "child "
-          + id
-          + " (pid "
-          + process.pid()
-          + ") stdout:\n  "
-          + String.join("\n  ", lines)
-          + "\nstderr:\n"
-          + err;
-    }
-
-    @Override
-    public void close() throws Exception {
-      if (process.isAlive()) {
-        process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
-      }
-      Files.deleteIfExists(stderr);
-    }
+  /** Starts a {@link PeriodicNodeMain} child named {@code id}. */
+  private static ChildProcess startNode(String jdbcUrl, String schema, String id)
+      throws IOException {
+    return ChildProcess.start(
+        id,
+        PeriodicNodeMain.class,
+        List.of(),
+        jdbcUrl,
+        schema,
+        id,
+        CRON,
+        Long.toString(LEADER_TTL.toMillis()),
+        Long.toString(MAINTENANCE_INTERVAL.toMillis()),
+        Long.toString(LEASE.toMillis()));
   }
 }

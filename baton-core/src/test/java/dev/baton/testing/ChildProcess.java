@@ -15,17 +15,22 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link WorkerMain} running in a child JVM: its stdout lines, its stdin, and signals to it.
- * Closing it kills the process if it still runs.
+ * A main class (such as {@link WorkerMain}, {@link ClusterWorkerMain} or {@link PeriodicNodeMain})
+ * running in a child JVM: its stdout lines, its stdin, its stderr file, and signals to it. Closing
+ * it kills the process if it still runs.
  */
 public final class ChildProcess implements AutoCloseable {
+  private static final int STDERR_TAIL = 8_000;
+
+  private final String name;
   private final Process process;
   private final Path stderr;
   private final List<String> lines = new CopyOnWriteArrayList<>();
   private final Writer stdin;
   private final Thread reader;
 
-  private ChildProcess(Process process, Path stderr) {
+  private ChildProcess(String name, Process process, Path stderr) {
+    this.name = name;
     this.process = process;
     this.stderr = stderr;
     this.stdin = process.outputWriter(StandardCharsets.UTF_8);
@@ -43,19 +48,20 @@ public final class ChildProcess implements AutoCloseable {
                 lines.add("<stdout closed: " + e + ">");
               }
             },
-            "child-stdout-" + process.pid());
+            "child-stdout-" + name);
     this.reader.setDaemon(true);
     this.reader.start();
   }
 
   /**
-   * Starts {@link WorkerMain} with the test JVM's java binary and class path.
+   * Starts {@code main} with the test JVM's java binary and class path: {@code java -Xmx256m
+   * <extraJvmFlags> -Duser.timezone=<the test JVM's> -cp <class path> <main> <args>}, its stderr
+   * going to a temporary file.
    *
-   * @param mode {@code crash} or {@code stall}, see {@link WorkerMain}
+   * @param name the child's name in messages (its node id)
    */
   public static ChildProcess start(
-      String jdbcUrl, String schema, String nodeId, String mode, Duration lease, int concurrency)
-      throws IOException {
+      String name, Class<?> main, List<String> extraJvmFlags, String... args) throws IOException {
     String java =
         ProcessHandle.current()
             .info()
@@ -64,20 +70,41 @@ public final class ChildProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
     cmd.add("-Xmx256m");
+    cmd.addAll(extraJvmFlags);
     cmd.add("-Duser.timezone=" + System.getProperty("user.timezone"));
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    cmd.add(WorkerMain.class.getName());
-    cmd.add(jdbcUrl);
-    cmd.add(schema);
-    cmd.add(nodeId);
-    cmd.add(mode);
-    cmd.add(Long.toString(lease.toMillis()));
-    cmd.add(Integer.toString(concurrency));
-    Path err = Files.createTempFile("baton-child-" + nodeId + "-", ".stderr");
+    cmd.add(main.getName());
+    cmd.addAll(List.of(args));
+    Path err = Files.createTempFile("baton-child-" + name + "-", ".stderr");
     Process p =
         new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.to(err.toFile())).start();
-    return new ChildProcess(p, err);
+    return new ChildProcess(name, p, err);
+  }
+
+  /**
+   * Starts {@link WorkerMain}.
+   *
+   * @param mode {@code crash} or {@code stall}, see {@link WorkerMain}
+   */
+  public static ChildProcess start(
+      String jdbcUrl, String schema, String nodeId, String mode, Duration lease, int concurrency)
+      throws IOException {
+    return start(
+        nodeId,
+        WorkerMain.class,
+        List.of(),
+        jdbcUrl,
+        schema,
+        nodeId,
+        mode,
+        Long.toString(lease.toMillis()),
+        Integer.toString(concurrency));
+  }
+
+  /** The child's name, as given to {@link #start(String, Class, List, String...)}. */
+  public String name() {
+    return name;
   }
 
   /** The child's process id. */
@@ -93,6 +120,11 @@ public final class ChildProcess implements AutoCloseable {
   /** The first stdout line starting with {@code prefix}. */
   public Optional<String> line(String prefix) {
     return lines.stream().filter(l -> l.startsWith(prefix)).findFirst();
+  }
+
+  /** The stdout lines read so far. */
+  public List<String> lines() {
+    return List.copyOf(lines);
   }
 
   /** Sends one command line to the child's stdin. */
@@ -114,7 +146,7 @@ public final class ChildProcess implements AutoCloseable {
   public void killHard() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("child " + pid() + " survived SIGKILL for 10 s");
+      throw new IllegalStateException("child " + name + " survived SIGKILL for 10 s");
     }
   }
 
@@ -122,32 +154,55 @@ public final class ChildProcess implements AutoCloseable {
   public int awaitExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException(
-          "child " + pid() + " did not exit within " + timeout + "\n" + describe());
+          "child " + name + " did not exit within " + timeout + "\n" + describe());
     }
     reader.join(TimeUnit.SECONDS.toMillis(5));
     return process.exitValue();
   }
 
-  /** Stdout lines and the tail of stderr, for failure messages. */
+  /** Name, pid, whether it runs, stdout lines and the tail of stderr, for failure messages. */
   public String describe() {
     String err;
     try {
       err = Files.readString(stderr);
-      if (err.length() > 6_000) {
-        err = "..." + err.substring(err.length() - 6_000);
+      if (err.length() > STDERR_TAIL) {
+        err = "..." + err.substring(err.length() - STDERR_TAIL);
       }
     } catch (IOException e) {
       err = "<cannot read " + stderr + ": " + e + ">";
     }
-    return "child " + pid() + " stdout:\n  " + String.join("\n  ", lines) + "\nstderr:\n" + err;
+    return "child "
+        + name
+        + " (pid "
+        + pid()
+        + (process.isAlive() ? ", alive" : ", exited")
+        + ") stdout:\n  "
+        + String.join("\n  ", lines)
+        + "\nstderr ("
+        + stderr
+        + "):\n"
+        + err;
   }
 
+  /** Kills the child if it still runs, and deletes its stderr file. */
   @Override
   public void close() throws Exception {
+    close(true);
+  }
+
+  /**
+   * Kills the child if it still runs; deletes its stderr file if {@code deleteStderr}, else keeps
+   * it and prints where (for a failed test).
+   */
+  public void close(boolean deleteStderr) throws Exception {
     if (process.isAlive()) {
       process.destroyForcibly(); // SIGKILL ends a SIGSTOPped process too
       process.waitFor(10, TimeUnit.SECONDS);
     }
-    Files.deleteIfExists(stderr);
+    if (deleteStderr) {
+      Files.deleteIfExists(stderr);
+    } else {
+      System.out.println("stderr of child " + name + " kept in " + stderr);
+    }
   }
 }

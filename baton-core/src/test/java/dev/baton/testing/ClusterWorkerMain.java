@@ -6,9 +6,7 @@ import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.Counters;
 import dev.baton.JobArgs;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -60,13 +58,8 @@ public final class ClusterWorkerMain {
     Duration leaderTtl = Duration.ofMillis(Long.parseLong(argv[6]));
     long workMillis = Long.parseLong(argv[7]);
 
-    HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(url);
-    cfg.setMaximumPoolSize(10);
-    cfg.setMinimumIdle(0);
+    HikariConfig cfg = ChildMains.poolConfig(url, "child-" + nodeId, nodeId, 10);
     cfg.setConnectionTimeout(5_000);
-    cfg.setPoolName("child-" + nodeId);
-    cfg.addDataSourceProperty("ApplicationName", nodeId);
     HikariDataSource ds = new HikariDataSource(cfg);
     HttpClient http =
         HttpClient.newBuilder()
@@ -125,19 +118,12 @@ public final class ClusterWorkerMain {
                 })
             .build();
     baton.start();
-    say("ready " + nodeId);
+    ChildMains.say("ready " + nodeId);
 
-    BufferedReader in =
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.equals("stop")) {
-        break;
-      }
-    }
+    ChildMains.awaitStop();
     baton.stop();
-    Counters c = awaitSettled(baton);
-    say(
+    Counters c = ChildMains.awaitSettled(baton);
+    ChildMains.say(
         "counters node="
             + nodeId
             + " claimed="
@@ -166,36 +152,5 @@ public final class ClusterWorkerMain {
       Thread.interrupted();
     }
     Thread.interrupted();
-  }
-
-  /**
-   * Counters once every claimed job has an outcome (a handler's result is counted on its worker
-   * thread just after {@link Baton#stop()} stops waiting for it). Bounded; returns what it has.
-   */
-  private static Counters awaitSettled(Baton baton) {
-    try {
-      org.awaitility.Awaitility.await()
-          .atMost(Duration.ofSeconds(5))
-          .pollInterval(Duration.ofMillis(20))
-          .until(() -> outcomes(baton.counters()) >= baton.counters().claimed());
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      // bounded: report what there is
-    }
-    return baton.counters();
-  }
-
-  private static long outcomes(Counters c) {
-    return c.completed()
-        + c.retried()
-        + c.discarded()
-        + c.cancelled()
-        + c.snoozed()
-        + c.fenced()
-        + c.handedBack();
-  }
-
-  private static synchronized void say(String line) {
-    System.out.println(line);
-    System.out.flush();
   }
 }

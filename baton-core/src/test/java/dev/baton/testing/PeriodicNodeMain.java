@@ -1,6 +1,5 @@
 package dev.baton.testing;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
@@ -8,9 +7,6 @@ import dev.baton.EnqueueOptions;
 import dev.baton.JobArgs;
 import dev.baton.JobContext;
 import dev.baton.PeriodicJob;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -68,13 +64,7 @@ public final class PeriodicNodeMain {
     Duration maintenanceInterval = Duration.ofMillis(Long.parseLong(argv[5]));
     Duration lease = Duration.ofMillis(Long.parseLong(argv[6]));
 
-    HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(url);
-    cfg.setMaximumPoolSize(8);
-    cfg.setMinimumIdle(0);
-    cfg.setPoolName("periodic-" + nodeId);
-    cfg.addDataSourceProperty("ApplicationName", nodeId);
-    HikariDataSource ds = new HikariDataSource(cfg);
+    HikariDataSource ds = ChildMains.pool(url, "periodic-" + nodeId, nodeId, 8);
 
     Baton baton =
         Baton.builder(ds)
@@ -99,18 +89,11 @@ public final class PeriodicNodeMain {
             .handler(Tick.class, (ctx, args) -> recordRun(ds, schema, nodeId, ctx))
             .build();
     baton.start();
-    say("ready " + nodeId);
+    ChildMains.say("ready " + nodeId);
 
-    BufferedReader in =
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.equals("stop")) {
-        break;
-      }
-    }
+    ChildMains.awaitStop();
     baton.stop();
-    say("stopped " + nodeId);
+    ChildMains.say("stopped " + nodeId);
     ds.close();
     System.exit(0);
   }
@@ -132,10 +115,5 @@ public final class PeriodicNodeMain {
       ps.setString(6, ctx.metadata().path(REGISTERED_BY).asText(null));
       ps.executeUpdate();
     }
-  }
-
-  private static synchronized void say(String line) {
-    System.out.println(line);
-    System.out.flush();
   }
 }

@@ -1,15 +1,11 @@
 package dev.baton.testing;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.Counters;
 import dev.baton.JobContext;
 import dev.baton.LostBatonException;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -55,13 +51,7 @@ public final class WorkerMain {
       throw new IllegalArgumentException("mode must be crash or stall, got " + mode);
     }
 
-    HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(url);
-    cfg.setMaximumPoolSize(6);
-    cfg.setMinimumIdle(0);
-    cfg.setPoolName("child-" + nodeId);
-    cfg.addDataSourceProperty("ApplicationName", nodeId);
-    HikariDataSource ds = new HikariDataSource(cfg);
+    HikariDataSource ds = ChildMains.pool(url, "child-" + nodeId, nodeId, 6);
     CountDownLatch release = new CountDownLatch(1);
 
     Baton baton =
@@ -84,7 +74,7 @@ public final class WorkerMain {
                       schema,
                       new ChildEffects.Effect(
                           ctx.jobId(), ctx.attempt(), ctx.fence(), nodeId, "started"));
-                  say(
+                  ChildMains.say(
                       "started job "
                           + ctx.jobId()
                           + " fence "
@@ -109,22 +99,18 @@ public final class WorkerMain {
                 })
             .build();
     baton.start();
-    say("ready " + nodeId);
+    ChildMains.say("ready " + nodeId);
 
-    BufferedReader in =
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.equals("release")) {
-        release.countDown();
-      } else if (line.equals("stop")) {
-        break;
-      }
-    }
+    ChildMains.awaitStop(
+        line -> {
+          if (line.equals("release")) {
+            release.countDown();
+          }
+        });
     release.countDown();
     baton.stop();
-    Counters c = awaitSettled(baton);
-    say(
+    Counters c = ChildMains.awaitSettled(baton);
+    ChildMains.say(
         "counters claimed="
             + c.claimed()
             + " completed="
@@ -178,7 +164,7 @@ public final class WorkerMain {
         c.rollback();
         outcome = "rejected";
       }
-      say(
+      ChildMains.say(
           "late completion of job "
               + ctx.jobId()
               + " fence "
@@ -189,36 +175,5 @@ public final class WorkerMain {
               + interrupted
               + ")");
     }
-  }
-
-  /**
-   * Counters once every claimed job has an outcome: a handler's result is counted on its worker
-   * thread just after {@link Baton#stop()} stops waiting for it. Bounded; returns what it has.
-   */
-  private static Counters awaitSettled(Baton baton) {
-    try {
-      org.awaitility.Awaitility.await()
-          .atMost(Duration.ofSeconds(5))
-          .pollInterval(Duration.ofMillis(20))
-          .until(() -> outcomes(baton.counters()) >= baton.counters().claimed());
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      // bounded: report what there is
-    }
-    return baton.counters();
-  }
-
-  private static long outcomes(Counters c) {
-    return c.completed()
-        + c.retried()
-        + c.discarded()
-        + c.cancelled()
-        + c.snoozed()
-        + c.fenced()
-        + c.handedBack();
-  }
-
-  private static synchronized void say(String line) {
-    System.out.println(line);
-    System.out.flush();
   }
 }
