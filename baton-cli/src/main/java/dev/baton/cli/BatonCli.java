@@ -1,0 +1,191 @@
+package dev.baton.cli;
+
+import dev.baton.Baton;
+import dev.baton.BatonConfig;
+import dev.baton.admin.JobAdmin;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code baton} command: operations on a Baton schema in PostgreSQL.
+ *
+ * <p>Exit codes: {@value #OK} on success, {@value #FAILED} when the command ran and failed (the
+ * database is unreachable, a job does not exist or is running), {@value #USAGE} when the command
+ * line is wrong (unknown option, malformed JSON, no database URL). Errors are one line on stderr,
+ * naming what was wrong and how to fix it; {@code --verbose} adds the stack trace.
+ */
+@Command(
+    name = "baton",
+    mixinStandardHelpOptions = true,
+    versionProvider = BatonCli.Version.class,
+    description = "Operate a Baton job queue in PostgreSQL.",
+    footer = {
+      "",
+      "The database: --database-url, else the environment variable "
+          + Database.ENV_URL
+          + ", a JDBC URL such as",
+      "  jdbc:postgresql://localhost:5432/app?user=baton&password=secret",
+      "Exit codes: 0 success, 1 failure, 2 usage error."
+    },
+    subcommands = {
+      MigrateCommand.class,
+      EnqueueCommand.class,
+      JobsCommand.class,
+      QueuesCommand.class,
+      NodesCommand.class
+    })
+public final class BatonCli implements Callable<Integer> {
+
+  /** Exit code of a command that did what it was asked. */
+  public static final int OK = 0;
+
+  /** Exit code of a command that ran and failed. */
+  public static final int FAILED = 1;
+
+  /** Exit code of a wrong command line. */
+  public static final int USAGE = 2;
+
+  @Option(
+      names = "--database-url",
+      paramLabel = "JDBC_URL",
+      scope = ScopeType.INHERIT,
+      description =
+          "JDBC URL of the database, e.g. jdbc:postgresql://host:5432/db?user=u&password=p"
+              + " (default: $"
+              + Database.ENV_URL
+              + ")")
+  String databaseUrl;
+
+  @Option(
+      names = "--schema",
+      paramLabel = "SCHEMA",
+      scope = ScopeType.INHERIT,
+      defaultValue = BatonConfig.DEFAULT_SCHEMA,
+      description = "Schema of Baton's tables (default: ${DEFAULT-VALUE})")
+  String schema;
+
+  @Option(
+      names = "--json",
+      scope = ScopeType.INHERIT,
+      description = "Print one JSON document on stdout instead of text")
+  boolean json;
+
+  @Option(
+      names = "--verbose",
+      scope = ScopeType.INHERIT,
+      description = "Print the stack trace of an error")
+  boolean verbose;
+
+  @Spec CommandSpec spec;
+
+  private final Map<String, String> env;
+  private DataSource dataSource;
+
+  BatonCli(Map<String, String> env) {
+    this.env = Objects.requireNonNull(env, "env");
+  }
+
+  // The driver logs to java.util.logging (e.g. a bad port in the URL); the command reports errors
+  // itself, once. Held here so the configured logger is not collected.
+  private static final java.util.logging.Logger DRIVER_LOG =
+      java.util.logging.Logger.getLogger("org.postgresql");
+
+  /** Runs the command with {@code args} and exits with its exit code. */
+  public static void main(String[] args) {
+    DRIVER_LOG.setLevel(java.util.logging.Level.OFF);
+    PrintWriter out =
+        new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+    PrintWriter err =
+        new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+    int code = commandLine(out, err, System.getenv()).execute(args);
+    out.flush();
+    err.flush();
+    System.exit(code);
+  }
+
+  /**
+   * A command line writing to {@code out} and {@code err} and reading {@code BATON_DATABASE_URL}
+   * from {@code env}; {@link CommandLine#execute} runs it once and returns the exit code.
+   */
+  public static CommandLine commandLine(PrintWriter out, PrintWriter err, Map<String, String> env) {
+    BatonCli root = new BatonCli(env);
+    CommandLine cl = new CommandLine(root);
+    cl.setOut(out);
+    cl.setErr(err);
+    Errors errors = new Errors(root);
+    cl.setParameterExceptionHandler(errors::onParameterException);
+    cl.setExecutionExceptionHandler(errors::onExecutionException);
+    return cl;
+  }
+
+  @Override
+  public Integer call() {
+    throw new UsageException(
+        "missing command; one of " + String.join(", ", spec.subcommands().keySet()));
+  }
+
+  /** The database, from --database-url or the environment. */
+  DataSource dataSource() {
+    if (dataSource == null) {
+      dataSource = Database.dataSource(Database.resolveUrl(databaseUrl, env));
+    }
+    return dataSource;
+  }
+
+  /** The URL as given (for messages; redact before printing). */
+  String databaseUrlForMessages() {
+    String url = databaseUrl != null ? databaseUrl : env.get(Database.ENV_URL);
+    return url == null ? null : Database.redact(url);
+  }
+
+  /** A client that never starts: it enqueues, reads and cancels, and reads the cluster. */
+  Baton baton() {
+    return Baton.builder(dataSource())
+        .config(
+            BatonConfig.builder()
+                .schema(schema)
+                .nodeId(Database.operatorId())
+                .allowUnknownKinds(true)
+                .build())
+        .build();
+  }
+
+  /** The job admin of the schema. */
+  JobAdmin admin() {
+    return new JobAdmin(dataSource(), schema);
+  }
+
+  /** Whether --json was given. */
+  boolean json() {
+    return json;
+  }
+
+  /** The schema. */
+  String schema() {
+    return schema;
+  }
+
+  /** Whether --verbose was given. */
+  boolean verbose() {
+    return verbose;
+  }
+
+  /** The version of Baton this command runs. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Baton.class.getPackage().getImplementationVersion();
+      return new String[] {"baton " + (v != null ? v : "(development build)")};
+    }
+  }
+}

@@ -1,0 +1,173 @@
+package dev.baton.cli;
+
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.Map;
+import java.util.Properties;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * The database the command works on: its URL (option or environment), checked for shape before any
+ * connection, and a {@link DataSource} that opens one plain connection per use (a command makes a
+ * handful of statements; a pool would only add start-up time).
+ */
+final class Database {
+
+  /** The environment variable holding the JDBC URL when --database-url is not given. */
+  static final String ENV_URL = "BATON_DATABASE_URL";
+
+  static final String EXAMPLE_URL =
+      "jdbc:postgresql://localhost:5432/app?user=baton&password=secret";
+
+  private Database() {}
+
+  /**
+   * The URL from the option, else from {@link #ENV_URL}.
+   *
+   * @throws UsageException when neither is set, or the URL is not a PostgreSQL JDBC URL
+   */
+  static String resolveUrl(String option, Map<String, String> env) {
+    String url = option;
+    String source = "--database-url";
+    if (url == null || url.isBlank()) {
+      url = env.get(ENV_URL);
+      source = ENV_URL;
+    }
+    if (url == null || url.isBlank()) {
+      throw new UsageException(
+          "no database given; pass --database-url JDBC_URL or set "
+              + ENV_URL
+              + ", e.g. export "
+              + ENV_URL
+              + "='"
+              + EXAMPLE_URL
+              + "'");
+    }
+    url = url.strip();
+    if (!url.startsWith("jdbc:postgresql:")) {
+      String hint =
+          url.startsWith("postgres://") || url.startsWith("postgresql://")
+              ? "; write it as a JDBC URL with user and password as parameters, e.g. "
+              : ", e.g. ";
+      throw new UsageException(
+          source
+              + " must be a JDBC URL starting with jdbc:postgresql:, got '"
+              + redact(url)
+              + "'"
+              + hint
+              + EXAMPLE_URL);
+    }
+    if (org.postgresql.Driver.parseURL(url, new Properties()) == null) {
+      throw new UsageException(
+          source
+              + " is not a valid PostgreSQL JDBC URL: '"
+              + redact(url)
+              + "' (check the host, port and parameters); e.g. "
+              + EXAMPLE_URL);
+    }
+    return url;
+  }
+
+  /** {@code url} with its password (a parameter or user info) replaced by {@code ***}. */
+  static String redact(String url) {
+    String r = url.replaceAll("(?i)([?&]password=)[^&\\s'\"]*", "$1***");
+    return r.replaceAll("(//[^/@:\\s]*:)[^@/\\s]*@", "$1***@");
+  }
+
+  /** The id recorded as who paused a queue or retried a job: {@code cli:<user>@<host>}. */
+  static String operatorId() {
+    String user = System.getProperty("user.name", "unknown");
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      host = "localhost";
+    }
+    String id = ("cli:" + user + "@" + host).replaceAll("[^\\x21-\\x7e]", "_");
+    return id.length() > 128 ? id.substring(0, 128) : id;
+  }
+
+  /** A data source opening a new connection to {@code url} on every call. */
+  static DataSource dataSource(String url) {
+    return new PlainDataSource(url);
+  }
+
+  /** A data source for work that needs none (printing migrations); it refuses to connect. */
+  static DataSource none() {
+    return new PlainDataSource(null);
+  }
+
+  /** One connection per {@link #getConnection()}, closed by its user. */
+  private static final class PlainDataSource implements DataSource {
+    private final String url;
+    private int loginTimeoutSeconds;
+
+    PlainDataSource(String url) {
+      this.url = url;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      if (url == null) {
+        throw new IllegalStateException("this command does not use the database");
+      }
+      Properties p = new Properties();
+      p.setProperty("ApplicationName", "baton-cli");
+      // Fail in seconds, not minutes, on a server that does not answer; the URL may override.
+      p.setProperty("connectTimeout", "10");
+      return DriverManager.getConnection(url, p);
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+      Properties p = new Properties();
+      p.setProperty("ApplicationName", "baton-cli");
+      p.setProperty("user", user);
+      p.setProperty("password", password);
+      return DriverManager.getConnection(url, p);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+      return null;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+      // not used
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+      this.loginTimeoutSeconds = seconds;
+    }
+
+    @Override
+    public int getLoginTimeout() {
+      return loginTimeoutSeconds;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+      throw new SQLFeatureNotSupportedException("no java.util.logging here");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+      if (type.isInstance(this)) {
+        return type.cast(this);
+      }
+      throw new SQLException("not a wrapper of " + type.getName());
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) {
+      return type.isInstance(this);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package dev.baton.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.Baton;
+import dev.baton.QueueInfo;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code baton queues list|pause Q|resume Q}. */
+@Command(
+    name = "queues",
+    mixinStandardHelpOptions = true,
+    description = "List, pause and resume queues, cluster-wide.",
+    subcommands = {
+      QueuesCommand.ListQueues.class,
+      QueuesCommand.Pause.class,
+      QueuesCommand.Resume.class
+    })
+final class QueuesCommand extends BaseCommand implements Callable<Integer> {
+
+  @Override
+  public Integer call() {
+    throw missingSubcommand();
+  }
+
+  static ObjectNode json(QueueInfo q) {
+    ObjectNode o = Output.object();
+    o.put("name", q.name());
+    o.put("paused", q.paused());
+    o.put("paused_at", q.pausedAt() == null ? null : q.pausedAt().toString());
+    o.put("paused_by", q.pausedBy());
+    return o;
+  }
+
+  static QueueInfo find(Baton baton, String queue) {
+    return baton.queues().stream()
+        .filter(q -> q.name().equals(queue))
+        .findFirst()
+        .orElse(new QueueInfo(queue, false, null, null));
+  }
+
+  /** {@code baton queues list}. */
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List the queues the cluster knows (a pause, live jobs or a node working it).")
+  static final class ListQueues extends BaseCommand implements Callable<Integer> {
+    @Override
+    public Integer call() {
+      List<QueueInfo> queues = root().baton().queues();
+      if (json()) {
+        ArrayNode a = Output.array();
+        queues.forEach(q -> a.add(QueuesCommand.json(q)));
+        Output.printJson(out(), a);
+        return BatonCli.OK;
+      }
+      if (queues.isEmpty()) {
+        out().println("no queues");
+        return BatonCli.OK;
+      }
+      Output.Table t = new Output.Table("NAME", "PAUSED", "PAUSED_AT", "PAUSED_BY");
+      for (QueueInfo q : queues) {
+        t.row(q.name(), q.paused() ? "yes" : "no", Output.time(q.pausedAt()), q.pausedBy());
+      }
+      t.print(out());
+      return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues pause Q}. */
+  @Command(
+      name = "pause",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Pause a queue on every node: no node claims its jobs until it is resumed. Running jobs"
+            + " finish; enqueueing goes on."
+      })
+  static final class Pause extends BaseCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Override
+    public Integer call() {
+      Baton baton = root().baton();
+      boolean already = find(baton, queue).paused();
+      baton.pauseQueue(queue);
+      if (json()) {
+        ObjectNode o = Output.object();
+        o.put("outcome", already ? "already_paused" : "paused");
+        o.set("queue", QueuesCommand.json(find(baton, queue)));
+        Output.printJson(out(), o);
+      } else if (already) {
+        out().println("queue " + queue + " is already paused");
+      } else {
+        out()
+            .println(
+                "queue "
+                    + queue
+                    + " paused; no node claims its jobs until 'baton queues resume "
+                    + queue
+                    + "'");
+      }
+      return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues resume Q}. */
+  @Command(
+      name = "resume",
+      mixinStandardHelpOptions = true,
+      description = "Resume a paused queue on every node, and wake its workers.")
+  static final class Resume extends BaseCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Override
+    public Integer call() {
+      Baton baton = root().baton();
+      boolean resumed = baton.resumeQueue(queue);
+      if (json()) {
+        ObjectNode o = Output.object();
+        o.put("outcome", resumed ? "resumed" : "not_paused");
+        o.set("queue", QueuesCommand.json(find(baton, queue)));
+        Output.printJson(out(), o);
+      } else {
+        out()
+            .println(
+                resumed ? "queue " + queue + " resumed" : "queue " + queue + " was not paused");
+      }
+      return BatonCli.OK;
+    }
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * The {@code baton} command: {@link dev.baton.cli.BatonCli} and its subcommands (migrate, enqueue,
+ * jobs, queues, nodes), built with picocli into one runnable jar. Not a library API: the command
+ * line, its output and its exit codes are the interface.
+ */
+package dev.baton.cli;

@@ -1,0 +1,124 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class EnqueueCliTest {
+  private static CliRunner cli;
+
+  @BeforeAll
+  static void schema() {
+    cli = CliRunner.onNewMigratedSchema();
+  }
+
+  @Test
+  void enqueuesAKindNoHandlerKnowsWithItsArgs() {
+    CliRunner.Result r =
+        cli.run("enqueue", "--kind", "send_email", "--args", "{\"orderId\": 42, \"to\": \"a@b\"}");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).startsWith("enqueued job ").contains("kind=send_email, queue=default");
+    long id = Long.parseLong(r.out().split(" ")[2]);
+    assertThat(cli.column(id, "args::text")).isEqualTo("{\"to\": \"a@b\", \"orderId\": 42}");
+    assertThat(cli.column(id, "state")).isEqualTo("available");
+  }
+
+  @Test
+  void everyOptionReachesTheRow() {
+    CliRunner.Result r =
+        cli.run(
+            "enqueue",
+            "--kind",
+            "report.nightly",
+            "--args",
+            "{}",
+            "--queue",
+            "reports",
+            "--priority",
+            "7",
+            "--run-at",
+            "2099-01-01T10:00:00+01:00",
+            "--idempotency-key",
+            "nightly:2099-01-01",
+            "--max-attempts",
+            "3",
+            "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode job = r.json().path("job");
+    assertThat(r.json().path("existing").asBoolean()).isFalse();
+    assertThat(job.path("queue").asText()).isEqualTo("reports");
+    assertThat(job.path("priority").asInt()).isEqualTo(7);
+    assertThat(job.path("state").asText()).isEqualTo("scheduled");
+    assertThat(job.path("scheduled_at").asText()).isEqualTo("2099-01-01T09:00:00Z");
+    assertThat(job.path("idempotency_key").asText()).isEqualTo("nightly:2099-01-01");
+    assertThat(job.path("max_attempts").asInt()).isEqualTo(3);
+
+    CliRunner.Result again =
+        cli.run(
+            "enqueue",
+            "--kind",
+            "report.nightly",
+            "--args",
+            "{}",
+            "--idempotency-key",
+            "nightly:2099-01-01");
+    assertThat(again.exitCode()).isZero();
+    assertThat(again.out())
+        .contains("job " + job.path("id").asLong() + " already holds idempotency key")
+        .contains("nothing enqueued");
+  }
+
+  @Test
+  void malformedJsonIsOneUsageLineSayingWhere() {
+    CliRunner.Result r = cli.run("enqueue", "--kind", "k", "--args", "{orderId: 42}");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).startsWith("baton: --args is not valid JSON").contains("column 2");
+  }
+
+  @Test
+  void trailingGarbageAfterTheJsonIsRejected() {
+    CliRunner.Result r = cli.run("enqueue", "--kind", "k", "--args", "{} }");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.err()).contains("--args is not valid JSON");
+  }
+
+  @Test
+  void argsThatAreNotAnObjectAreRejected() {
+    CliRunner.Result r = cli.run("enqueue", "--kind", "k", "--args", "[1, 2]");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("--args must be a JSON object, got array");
+  }
+
+  @Test
+  void badOptionValuesAreUsageErrorsNamingTheOption() {
+    assertUsage(
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--priority", "12"), "--priority");
+    assertUsage(
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--max-attempts", "0"), "--max-attempts");
+    assertUsage(
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--queue", "no space"), "--queue");
+    assertUsage(
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--run-at", "tomorrow"), "--run-at");
+    assertUsage(
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--run-at", "2030-01-01T10:00"),
+        "--run-at");
+    assertUsage(cli.run("enqueue", "--kind", "bad kind", "--args", "{}"), "--kind");
+    assertUsage(cli.run("enqueue", "--args", "{}"), "--kind");
+    assertUsage(
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--idempotency-key", " "),
+        "--idempotency-key");
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job WHERE kind = 'k'"))
+        .isZero();
+  }
+
+  private static void assertUsage(CliRunner.Result r, String option) {
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).as(r.err()).hasSize(1);
+    assertThat(r.err()).contains(option);
+  }
+}

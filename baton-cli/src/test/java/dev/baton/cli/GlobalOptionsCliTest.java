@@ -1,0 +1,194 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.cli.testing.TestDatabase;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class GlobalOptionsCliTest {
+  private static final List<List<String>> COMMANDS =
+      List.of(
+          List.of(),
+          List.of("migrate"),
+          List.of("migrate", "up"),
+          List.of("migrate", "down"),
+          List.of("migrate", "print"),
+          List.of("enqueue"),
+          List.of("jobs"),
+          List.of("jobs", "list"),
+          List.of("jobs", "show"),
+          List.of("jobs", "retry"),
+          List.of("jobs", "cancel"),
+          List.of("jobs", "delete"),
+          List.of("queues"),
+          List.of("queues", "list"),
+          List.of("queues", "pause"),
+          List.of("queues", "resume"),
+          List.of("nodes"));
+
+  @Test
+  void everyCommandHasHelpThatExitsZero() {
+    for (List<String> command : COMMANDS) {
+      String[] args = concat(command, "--help");
+      CliRunner.Result r = CliRunner.runRaw(Map.of(), args);
+      assertThat(r.exitCode()).as("exit of %s", command).isZero();
+      assertThat(r.out()).as("help of %s", command).startsWith("Usage: baton");
+      assertThat(r.err()).isEmpty();
+    }
+  }
+
+  @Test
+  void missingDatabaseUrlIsOneLineSayingHowToSetIt() {
+    CliRunner.Result r = CliRunner.runRaw(Map.of(), "jobs", "list");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("--database-url").contains("BATON_DATABASE_URL");
+  }
+
+  @Test
+  void databaseUrlDefaultsToTheEnvironmentVariable() {
+    String schema = TestDatabase.get().newMigratedSchema();
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of("BATON_DATABASE_URL", TestDatabase.get().jdbcUrl()),
+            "jobs",
+            "list",
+            "--schema",
+            schema,
+            "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.json().isArray()).isTrue();
+  }
+
+  @Test
+  void globalOptionsWorkBeforeTheCommandToo() {
+    String schema = TestDatabase.get().newMigratedSchema();
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "--database-url",
+            TestDatabase.get().jdbcUrl(),
+            "--schema",
+            schema,
+            "--json",
+            "queues",
+            "list");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.json().isArray()).isTrue();
+  }
+
+  @Test
+  void aUrlThatIsNotJdbcIsAUsageErrorThatHidesThePassword() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(), "nodes", "--database-url", "postgres://app:hunter2@db.example.com/app");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("jdbc:postgresql:").doesNotContain("hunter2");
+  }
+
+  @Test
+  void aMalformedJdbcUrlIsAUsageError() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "nodes",
+            "--database-url",
+            "jdbc:postgresql://localhost:notaport/app?password=hunter2");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("not a valid PostgreSQL JDBC URL").doesNotContain("hunter2");
+  }
+
+  @Test
+  void anUnreachableDatabaseFailsWithOneLineAndNoStackTrace() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "jobs",
+            "list",
+            "--database-url",
+            "jdbc:postgresql://127.0.0.1:" + port + "/app?user=u&password=hunter2");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.FAILED);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err())
+        .startsWith("baton: cannot connect to PostgreSQL at jdbc:postgresql://127.0.0.1:" + port)
+        .contains("BATON_DATABASE_URL")
+        .doesNotContain("hunter2")
+        .doesNotContain("\tat ");
+  }
+
+  @Test
+  void verboseAddsTheStackTrace() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "jobs",
+            "list",
+            "--verbose",
+            "--database-url",
+            "jdbc:postgresql://127.0.0.1:" + port + "/app");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.FAILED);
+    assertThat(r.err()).contains("\tat ");
+  }
+
+  @Test
+  void aSchemaThatIsNotMigratedSaysToMigrate() {
+    CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
+    CliRunner.Result r = cli.run("jobs", "list");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.FAILED);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("baton migrate up").contains(cli.schema);
+  }
+
+  @Test
+  void anInvalidSchemaNameIsAUsageError() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "jobs",
+            "list",
+            "--database-url",
+            TestDatabase.get().jdbcUrl(),
+            "--schema",
+            "Bad-Name");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err()).contains("schema").contains("Bad-Name");
+  }
+
+  @Test
+  void anUnknownOptionOrMissingCommandIsAUsageError() {
+    CliRunner.Result unknown = CliRunner.runRaw(Map.of(), "jobs", "list", "--colour");
+    assertThat(unknown.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(unknown.errLines()).hasSize(1);
+    assertThat(unknown.err()).contains("--colour").contains("baton jobs list --help");
+
+    CliRunner.Result none = CliRunner.runRaw(Map.of());
+    assertThat(none.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(none.errLines()).hasSize(1);
+
+    CliRunner.Result noSub = CliRunner.runRaw(Map.of(), "jobs");
+    assertThat(noSub.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(noSub.err()).contains("list, show, retry, cancel, delete");
+  }
+
+  private static String[] concat(List<String> command, String... more) {
+    List<String> all = new java.util.ArrayList<>(command);
+    all.addAll(List.of(more));
+    return all.toArray(new String[0]);
+  }
+}

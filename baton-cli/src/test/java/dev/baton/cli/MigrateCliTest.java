@@ -1,0 +1,67 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.cli.testing.TestDatabase;
+import dev.baton.migrate.Migrator;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MigrateCliTest {
+
+  @Test
+  void upCreatesTheTablesAndIsSafeToRepeat() {
+    CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
+    CliRunner.Result first = cli.run("migrate", "up");
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    assertThat(first.out()).contains("applied version 1, 2").contains("version 2");
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
+
+    CliRunner.Result again = cli.run("migrate", "up", "--json");
+    assertThat(again.exitCode()).isZero();
+    JsonNode doc = again.json();
+    assertThat(doc.path("schema").asText()).isEqualTo(cli.schema);
+    assertThat(doc.path("applied").size()).isZero();
+    assertThat(doc.path("version").asInt()).isEqualTo(Migrator.QUEUE_VERSION);
+  }
+
+  @Test
+  void migrateWithoutSubcommandMigratesUp() {
+    CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
+    CliRunner.Result r = cli.run("migrate", "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2]");
+  }
+
+  @Test
+  void downNeedsYesThenRevertsTheLatestVersion() {
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    CliRunner.Result refused = cli.run("migrate", "down");
+    assertThat(refused.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(refused.errLines()).hasSize(1);
+    assertThat(refused.err()).contains("--yes").contains("version 2");
+    assertThat(new Migrator(cli.db.dataSource(), cli.schema).currentVersion()).isEqualTo(2);
+
+    CliRunner.Result done = cli.run("migrate", "down", "--yes");
+    assertThat(done.exitCode()).as(done.err()).isZero();
+    assertThat(done.out()).contains("reverted version 2").contains("now at version 1");
+    assertThat(new Migrator(cli.db.dataSource(), cli.schema).currentVersion()).isEqualTo(1);
+  }
+
+  @Test
+  void downOnAnEmptySchemaRevertsNothing() {
+    CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
+    CliRunner.Result r = cli.run("migrate", "down", "--yes");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("nothing to revert");
+  }
+
+  @Test
+  void printNeedsNoDatabase() {
+    CliRunner.Result r = CliRunner.runRaw(Map.of(), "migrate", "print", "--schema", "jobs_x");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("CREATE TABLE \"jobs_x\".job").contains("-- version 2");
+    assertThat(r.err()).isEmpty();
+  }
+}

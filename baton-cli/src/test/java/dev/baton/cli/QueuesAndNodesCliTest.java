@@ -1,0 +1,101 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.Baton;
+import dev.baton.BatonConfig;
+import dev.baton.JobArgs;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class QueuesAndNodesCliTest {
+  private static CliRunner cli;
+
+  record Ping() implements JobArgs {}
+
+  @BeforeAll
+  static void schema() {
+    cli = CliRunner.onNewMigratedSchema();
+  }
+
+  @Test
+  void pauseAndResumeAQueue() {
+    cli.enqueue("q_job", "--queue", "mail");
+    CliRunner.Result paused = cli.run("queues", "pause", "mail");
+    assertThat(paused.exitCode()).as(paused.err()).isZero();
+    assertThat(paused.out()).contains("queue mail paused");
+
+    JsonNode list = cli.run("queues", "list", "--json").json();
+    JsonNode mail = null;
+    for (JsonNode q : list) {
+      if (q.path("name").asText().equals("mail")) {
+        mail = q;
+      }
+    }
+    assertThat(mail).isNotNull();
+    assertThat(mail.path("paused").asBoolean()).isTrue();
+    assertThat(mail.path("paused_by").asText()).startsWith("cli:");
+
+    CliRunner.Result text = cli.run("queues", "list");
+    assertThat(text.out()).contains("NAME").contains("mail").contains("yes");
+
+    JsonNode twice = cli.run("queues", "pause", "mail", "--json").json();
+    assertThat(twice.path("outcome").asText()).isEqualTo("already_paused");
+
+    CliRunner.Result resumed = cli.run("queues", "resume", "mail");
+    assertThat(resumed.exitCode()).isZero();
+    assertThat(resumed.out()).isEqualTo("queue mail resumed\n");
+    JsonNode notPaused = cli.run("queues", "resume", "mail", "--json").json();
+    assertThat(notPaused.path("outcome").asText()).isEqualTo("not_paused");
+    assertThat(notPaused.path("queue").path("paused").asBoolean()).isFalse();
+  }
+
+  @Test
+  void anInvalidQueueNameIsAUsageError() {
+    CliRunner.Result r = cli.run("queues", "pause", "-bad name");
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    CliRunner.Result missing = cli.run("queues", "pause");
+    assertThat(missing.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(missing.err()).contains("QUEUE");
+  }
+
+  @Test
+  void nodesListsTheRegistryAndTheLeader() {
+    CliRunner.Result none = cli.run("nodes");
+    assertThat(none.exitCode()).as(none.err()).isZero();
+    assertThat(none.out()).contains("no nodes registered").contains("leader: none elected");
+
+    BatonConfig config =
+        BatonConfig.builder()
+            .schema(cli.schema)
+            .nodeId("node-under-test")
+            .queue("pings", 1)
+            .leaderTtl(Duration.ofSeconds(30))
+            .build();
+    try (Baton baton =
+        Baton.builder(cli.db.dataSource())
+            .config(config)
+            .handler(Ping.class, (ctx, p) -> {})
+            .build()) {
+      baton.start();
+      await().atMost(Duration.ofSeconds(30)).until(baton::isLeader);
+
+      JsonNode doc = cli.run("nodes", "--json").json();
+      assertThat(doc.path("nodes").findValuesAsText("id")).containsExactly("node-under-test");
+      assertThat(doc.path("nodes").get(0).path("leader").asBoolean()).isTrue();
+      assertThat(doc.path("nodes").get(0).path("queues").toString()).isEqualTo("[\"pings\"]");
+      assertThat(doc.path("leader").path("node_id").asText()).isEqualTo("node-under-test");
+      assertThat(doc.path("leader").path("expired").asBoolean()).isFalse();
+
+      CliRunner.Result text = cli.run("nodes");
+      assertThat(text.out())
+          .contains("node-under-test")
+          .contains("HEARTBEAT_AT")
+          .contains("leader: node-under-test (term ");
+    }
+  }
+}

@@ -1,0 +1,483 @@
+package dev.baton.admin;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.baton.BatonConfig;
+import dev.baton.BatonException;
+import dev.baton.EnqueueOptions;
+import dev.baton.EnqueueResult;
+import dev.baton.InvalidJobException;
+import dev.baton.Job;
+import dev.baton.JobArgs;
+import dev.baton.JobError;
+import dev.baton.JobState;
+import dev.baton.internal.db.Db;
+import dev.baton.internal.db.JobRow;
+import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.SchemaName;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Operator actions on jobs, for tools such as the {@code baton} command: list jobs by state, queue
+ * and kind; enqueue a job by kind name with raw JSON args (no args class, no handler needed); retry
+ * a job that is not running; delete a job that is not running. Every statement is here.
+ *
+ * <p>Thread-safe; each call runs in its own autocommit statement on {@code dataSource}. Retry and
+ * delete check the job's state in their {@code WHERE} clause, so they race cleanly with a worker:
+ * when a claim takes the job first, the statement waits for the claim's row lock, re-reads the row,
+ * finds it {@code running} and changes nothing ({@link RetryOutcome#RUNNING}, {@link
+ * DeleteOutcome#RUNNING}); when retry or delete goes first, the claim never sees the job as it was.
+ * A running job is never retried or deleted: cancel it first ({@link dev.baton.Baton#cancel}).
+ *
+ * <pre>{@code
+ * JobAdmin admin = new JobAdmin(dataSource, "baton");
+ * for (Job job : admin.list(JobAdmin.ListFilter.of(JobState.DISCARDED, null, null, 100))) {
+ *   admin.retry(job.id(), "ops@example.com");
+ * }
+ * }</pre>
+ */
+public final class JobAdmin {
+
+  /** Jobs returned by {@link #list} when no limit is given: 100. */
+  public static final int DEFAULT_LIST_LIMIT = 100;
+
+  /** Most jobs one {@link #list} call returns: 10,000. */
+  public static final int MAX_LIST_LIMIT = 10_000;
+
+  private static final String COLUMNS =
+      "id, queue, kind, args::text AS args, state, priority, attempt, max_attempts, scheduled_at,"
+          + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence, idempotency_key,"
+          + " errors::text AS errors, metadata::text AS metadata, created_at, finalized_at";
+
+  private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
+
+  // Newest first; the filters are appended as bind parameters by list().
+  private static final String LIST = "SELECT %2$s FROM %1$s.job WHERE true";
+
+  // A job that is not running becomes available now, with its attempt count kept: one more attempt
+  // is granted when none is left, so the retry runs at least once. A cancel request is dropped (it
+  // would cancel the retried run at once), and the retry is noted in the metadata. SET expressions
+  // read the row as it was, so retried_from is the state before. The state is checked here, in the
+  // WHERE clause: a concurrent claim that wins the row lock leaves a running row that no longer
+  // matches. The NOTIFY wakes the queue's workers at commit.
+  private static final String RETRY =
+      """
+      WITH upd AS (
+        UPDATE %1$s.job
+        SET state = 'available',
+            scheduled_at = now(),
+            max_attempts = greatest(max_attempts, attempt + 1),
+            lease_expires_at = NULL,
+            deadline_at = NULL,
+            finalized_at = NULL,
+            metadata = (metadata - 'cancel_requested_at') || jsonb_build_object(
+                'retried_at', now(),
+                'retried_by', ?::text,
+                'retried_from', state,
+                'retry_count', coalesce((metadata ->> 'retry_count')::int, 0) + 1)
+        WHERE id = ? AND state IN ('scheduled', 'retryable', 'completed', 'cancelled', 'discarded')
+        RETURNING %2$s
+      ),
+      n AS (SELECT pg_notify(?, upd.queue) FROM upd)
+      SELECT upd.*, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  // The state guard, as in RETRY: a running job is held by a worker and is never deleted under it.
+  private static final String DELETE =
+      "DELETE FROM %1$s.job WHERE id = ? AND state <> 'running' RETURNING %2$s";
+
+  private final DataSource dataSource;
+  private final SchemaName schema;
+  private final JobStore store;
+  private final ObjectMapper mapper;
+  private final String get;
+  private final String list;
+  private final String retry;
+  private final String delete;
+
+  /**
+   * An admin of the jobs in {@code schema}. Does no I/O until used.
+   *
+   * @throws dev.baton.InvalidConfigException if the schema name is not valid
+   */
+  public JobAdmin(DataSource dataSource, String schema) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = SchemaName.of(schema);
+    this.store = new JobStore(this.schema);
+    this.mapper =
+        new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+    String s = this.schema.quoted();
+    this.get = GET.formatted(s, COLUMNS);
+    this.list = LIST.formatted(s, COLUMNS);
+    this.retry = RETRY.formatted(s, COLUMNS);
+    this.delete = DELETE.formatted(s, COLUMNS);
+  }
+
+  /**
+   * Which jobs {@link #list} returns: those matching every non-null filter, newest (highest id)
+   * first, at most {@code limit}.
+   *
+   * @param state only jobs in this state, or null for any
+   * @param queue only jobs in this queue, or null for any
+   * @param kind only jobs of this kind, or null for any
+   * @param limit most jobs returned, 1..{@value JobAdmin#MAX_LIST_LIMIT}
+   */
+  public record ListFilter(JobState state, String queue, String kind, int limit) {
+
+    /**
+     * Validates the limit.
+     *
+     * @throws IllegalArgumentException if {@code limit} is outside 1..{@value
+     *     JobAdmin#MAX_LIST_LIMIT}
+     */
+    public ListFilter {
+      if (limit < 1 || limit > MAX_LIST_LIMIT) {
+        throw new IllegalArgumentException(
+            "invalid job list filter: limit must be 1.." + MAX_LIST_LIMIT + ", got " + limit);
+      }
+    }
+
+    /** Every job, newest first, at most {@value JobAdmin#DEFAULT_LIST_LIMIT}. */
+    public static ListFilter all() {
+      return new ListFilter(null, null, null, DEFAULT_LIST_LIMIT);
+    }
+
+    /** A filter; null means any. */
+    public static ListFilter of(JobState state, String queue, String kind, int limit) {
+      return new ListFilter(state, queue, kind, limit);
+    }
+  }
+
+  /** What {@link #retry} did. */
+  public enum RetryOutcome {
+    /** The job was made available now. */
+    RETRIED,
+    /** The job was available already; nothing changed. */
+    ALREADY_AVAILABLE,
+    /** The job is running (held by a worker); nothing changed. Cancel it first. */
+    RUNNING,
+    /** No job has this id. */
+    NOT_FOUND
+  }
+
+  /**
+   * The result of {@link #retry}.
+   *
+   * @param outcome what happened
+   * @param job the job after the call (retried or left as it was), or null for {@code NOT_FOUND}
+   * @param previousState the state before the call, or null for {@code NOT_FOUND}
+   */
+  public record RetryResult(RetryOutcome outcome, Job job, JobState previousState) {}
+
+  /** What {@link #delete} did. */
+  public enum DeleteOutcome {
+    /** The job's row was deleted. */
+    DELETED,
+    /** The job is running (held by a worker); nothing changed. Cancel it first. */
+    RUNNING,
+    /** No job has this id. */
+    NOT_FOUND
+  }
+
+  /**
+   * The result of {@link #delete}.
+   *
+   * @param outcome what happened
+   * @param job the job as it was deleted, or as it is when refused; null for {@code NOT_FOUND}
+   */
+  public record DeleteResult(DeleteOutcome outcome, Job job) {}
+
+  /** The schema this admin works on. */
+  public String schema() {
+    return schema.name();
+  }
+
+  /** The job with {@code id}, if it exists. */
+  public Optional<Job> get(long id) {
+    return Optional.ofNullable(
+        Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> read(c, id)));
+  }
+
+  /** The jobs matching {@code filter}, newest first. */
+  public List<Job> list(ListFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    StringBuilder sql = new StringBuilder(list);
+    List<String> params = new ArrayList<>();
+    if (filter.state() != null) {
+      sql.append(" AND state = ?");
+      params.add(filter.state().dbName());
+    }
+    if (filter.queue() != null) {
+      sql.append(" AND queue = ?");
+      params.add(filter.queue());
+    }
+    if (filter.kind() != null) {
+      sql.append(" AND kind = ?");
+      params.add(filter.kind());
+    }
+    sql.append(" ORDER BY id DESC LIMIT ?");
+    return Db.inTransaction(
+        dataSource,
+        "cannot list jobs (schema=" + schema + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            int i = 1;
+            for (String p : params) {
+              ps.setString(i++, p);
+            }
+            ps.setInt(i, filter.limit());
+            List<Job> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(toJob(readRow(rs)));
+              }
+            }
+            return out;
+          }
+        });
+  }
+
+  /**
+   * Enqueues a job of {@code kind} with {@code args} as its JSON args, committed when this returns.
+   * Unlike {@link dev.baton.Baton#enqueue}, no args class and no handler are involved, so any valid
+   * kind is accepted (an operator enqueueing a kind that some worker handles). An idempotency key
+   * already held returns the existing job, as there.
+   *
+   * @throws InvalidJobException if the kind is not 1-128 of {@code A-Z a-z 0-9 _ . : - /}, the args
+   *     are not a JSON object or are over {@value BatonConfig#DEFAULT_MAX_ARGS_BYTES} bytes, or the
+   *     metadata cannot be serialised
+   */
+  public EnqueueResult enqueue(String kind, JsonNode args, EnqueueOptions options) {
+    Objects.requireNonNull(options, "options");
+    if (!JobArgs.isValidKind(kind)) {
+      throw new InvalidJobException(
+          "cannot enqueue job: kind must be 1-128 characters of letters, digits and _ . : - /, got "
+              + (kind == null ? "null" : "\"" + kind + "\""));
+    }
+    if (args == null || !args.isObject()) {
+      throw new InvalidJobException(
+          "cannot enqueue job (kind="
+              + kind
+              + "): args must be a JSON object, got "
+              + (args == null ? "null" : args.getNodeType().name().toLowerCase(Locale.ROOT)));
+    }
+    String json = args.toString();
+    int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > BatonConfig.DEFAULT_MAX_ARGS_BYTES) {
+      throw new InvalidJobException(
+          "cannot enqueue job (kind="
+              + kind
+              + "): args are "
+              + bytes
+              + " bytes of JSON, over the limit of "
+              + BatonConfig.DEFAULT_MAX_ARGS_BYTES
+              + "; store large data elsewhere and pass a reference");
+    }
+    String metadata;
+    try {
+      metadata =
+          options.metadata().isEmpty() ? "{}" : mapper.writeValueAsString(options.metadata());
+    } catch (JsonProcessingException e) {
+      throw new InvalidJobException(
+          "cannot enqueue job (kind="
+              + kind
+              + "): metadata cannot be serialised to JSON: "
+              + e.getOriginalMessage(),
+          e);
+    }
+    JobStore.NewJob job =
+        new JobStore.NewJob(
+            options.queue(),
+            kind,
+            json,
+            options.priority(),
+            options.maxAttempts(),
+            options.runAt(),
+            options.idempotencyKey(),
+            metadata);
+    JobRow row =
+        Db.inTransaction(
+            dataSource, "cannot enqueue job (kind=" + kind + ")", c -> store.enqueue(c, job));
+    return new EnqueueResult(toJob(row), row.existing());
+  }
+
+  /**
+   * Makes a job that is not running available now: a {@code discarded}, {@code cancelled} or {@code
+   * completed} job runs again, a {@code scheduled} or {@code retryable} one runs without waiting.
+   * Its attempt count is kept (one more attempt is granted when none is left), a pending cancel
+   * request is dropped, and the metadata records {@code retried_at}, {@code retried_by}, {@code
+   * retried_from} (the state before) and {@code retry_count}. The queue's workers are woken. A
+   * running job is left alone ({@link RetryOutcome#RUNNING}), even when a worker claims it while
+   * this call waits for its row lock.
+   *
+   * @param id the job id
+   * @param retriedBy who retried it, recorded in the metadata; may be null
+   */
+  public RetryResult retry(long id, String retriedBy) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot retry job (id=" + id + ")",
+        c -> {
+          // A job that changes state between the guarded UPDATE and the read of why it did not
+          // match is tried again; a few rounds settle it (running and available both stop it).
+          for (int round = 0; round < 5; round++) {
+            try (PreparedStatement ps = c.prepareStatement(retry)) {
+              ps.setString(1, retriedBy);
+              ps.setLong(2, id);
+              ps.setString(3, schema.insertChannel());
+              try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                  Job job = toJob(readRow(rs));
+                  JobState before = JobState.fromDb(job.metadata().path("retried_from").asText());
+                  return new RetryResult(RetryOutcome.RETRIED, job, before);
+                }
+              }
+            }
+            Job current = read(c, id);
+            if (current == null) {
+              return new RetryResult(RetryOutcome.NOT_FOUND, null, null);
+            }
+            if (current.state() == JobState.RUNNING) {
+              return new RetryResult(RetryOutcome.RUNNING, current, current.state());
+            }
+            if (current.state() == JobState.AVAILABLE) {
+              return new RetryResult(RetryOutcome.ALREADY_AVAILABLE, current, current.state());
+            }
+          }
+          throw new BatonException(
+              "cannot retry job (id=" + id + "): its state keeps changing; try again");
+        });
+  }
+
+  /**
+   * Deletes a job that is not running, with its history (errors, metadata); its idempotency key is
+   * free again afterwards. A running job is left alone ({@link DeleteOutcome#RUNNING}), even when a
+   * worker claims it while this call waits for its row lock.
+   */
+  public DeleteResult delete(long id) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot delete job (id=" + id + ")",
+        c -> {
+          for (int round = 0; round < 5; round++) {
+            try (PreparedStatement ps = c.prepareStatement(delete)) {
+              ps.setLong(1, id);
+              try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                  return new DeleteResult(DeleteOutcome.DELETED, toJob(readRow(rs)));
+                }
+              }
+            }
+            Job current = read(c, id);
+            if (current == null) {
+              return new DeleteResult(DeleteOutcome.NOT_FOUND, null);
+            }
+            if (current.state() == JobState.RUNNING) {
+              return new DeleteResult(DeleteOutcome.RUNNING, current);
+            }
+          }
+          throw new BatonException(
+              "cannot delete job (id=" + id + "): its state keeps changing; try again");
+        });
+  }
+
+  private Job read(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(get)) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? toJob(readRow(rs)) : null;
+      }
+    }
+  }
+
+  private static JobRow readRow(ResultSet rs) throws SQLException {
+    return new JobRow(
+        rs.getLong("id"),
+        rs.getString("queue"),
+        rs.getString("kind"),
+        rs.getString("args"),
+        rs.getString("state"),
+        rs.getInt("priority"),
+        rs.getInt("attempt"),
+        rs.getInt("max_attempts"),
+        instant(rs, "scheduled_at"),
+        instant(rs, "attempted_at"),
+        rs.getString("attempted_by"),
+        instant(rs, "lease_expires_at"),
+        instant(rs, "deadline_at"),
+        rs.getLong("fence"),
+        rs.getString("idempotency_key"),
+        rs.getString("errors"),
+        rs.getString("metadata"),
+        instant(rs, "created_at"),
+        instant(rs, "finalized_at"),
+        false);
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  private Job toJob(JobRow r) {
+    try {
+      List<JobError> errors = new ArrayList<>();
+      for (JsonNode e : mapper.readTree(r.errors())) {
+        errors.add(
+            new JobError(
+                e.path("attempt").asInt(),
+                e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
+                e.path("error").asText(null),
+                e.path("message").asText(null),
+                e.path("trace").asText(null)));
+      }
+      return new Job(
+          r.id(),
+          r.queue(),
+          r.kind(),
+          mapper.readTree(r.args()),
+          JobState.fromDb(r.state()),
+          r.priority(),
+          r.attempt(),
+          r.maxAttempts(),
+          r.scheduledAt(),
+          r.attemptedAt(),
+          r.attemptedBy(),
+          r.leaseExpiresAt(),
+          r.deadlineAt(),
+          r.fence(),
+          r.idempotencyKey(),
+          List.copyOf(errors),
+          mapper.readTree(r.metadata()),
+          r.createdAt(),
+          r.finalizedAt());
+    } catch (JsonProcessingException e) {
+      throw new BatonException("cannot read job (id=" + r.id() + "): stored JSON is invalid", e);
+    }
+  }
+
+  private static Instant parseInstant(String s) {
+    try {
+      return OffsetDateTime.parse(s).toInstant();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+}
