@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.baton.internal.ClientAccess;
 import dev.baton.internal.cluster.Cluster;
 import dev.baton.internal.cluster.Elector;
 import dev.baton.internal.cluster.Leadership;
@@ -86,6 +87,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class Baton implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Baton.class);
+
+  static {
+    // Lets dev.baton.metrics read the pool and counters without making them public API.
+    ClientAccess.install(
+        new ClientAccess.Accessor() {
+          @Override
+          public DataSource dataSource(Baton baton) {
+            return baton.dataSource;
+          }
+
+          @Override
+          public NodeCounters counters(Baton baton) {
+            return baton.counters;
+          }
+        });
+  }
 
   private enum Lifecycle {
     NEW,

@@ -63,7 +63,7 @@ class LeastPrivilegeTest {
                   s + ".periodic")
               + " TO "
               + role);
-      db.execute("GRANT SELECT ON " + s + ".migration TO " + role);
+      db.execute("GRANT SELECT ON " + s + ".migration, " + s + ".queue_stats TO " + role);
       db.execute(
           "GRANT USAGE, SELECT ON SEQUENCE "
               + s

@@ -26,12 +26,12 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 2;
+  public static final int QUEUE_VERSION = 3;
 
   private record Migration(int version, String name) {}
 
   private static final List<Migration> QUEUE =
-      List.of(new Migration(1, "job"), new Migration(2, "cluster"));
+      List.of(new Migration(1, "job"), new Migration(2, "cluster"), new Migration(3, "stats"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;

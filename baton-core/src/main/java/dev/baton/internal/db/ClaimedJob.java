@@ -3,7 +3,9 @@ package dev.baton.internal.db;
 import java.time.Instant;
 
 /**
- * A job as claimed: what the runtime needs to run it. Args and metadata are raw JSON text.
+ * A job as claimed: what the runtime needs to run it. Args and metadata are raw JSON text. {@code
+ * dueForMicros} is how long the job had been due ({@code scheduled_at}) when it was claimed, by the
+ * database clock; 0 if it was not yet due.
  *
  * <p>Not public API.
  */
@@ -18,4 +20,5 @@ public record ClaimedJob(
     String idempotencyKey,
     String metadata,
     Instant deadlineAt,
-    boolean cancelRequested) {}
+    boolean cancelRequested,
+    long dueForMicros) {}

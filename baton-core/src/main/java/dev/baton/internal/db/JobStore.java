@@ -130,7 +130,10 @@ public final class JobStore {
       WHERE j.id = picked.id
       RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
                 j.idempotency_key, j.metadata::text AS metadata, j.deadline_at,
-                j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested""";
+                j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
+                -- how long it had been due, for the pickup latency metric; by the database clock
+                greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
+                  AS due_for_us""";
 
   // Locks the held rows among (id, fence) pairs in id order: the completer, a producer completing
   // with its claim, and a transactional completion write overlapping rows of one node at once, and
@@ -174,7 +177,8 @@ public final class JobStore {
           + """
           SELECT false AS is_done, claimed.* FROM claimed
           UNION ALL
-          SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL
+          SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL,
+                 NULL
           FROM done""";
 
   // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
@@ -577,7 +581,8 @@ public final class JobStore {
         rs.getString(i + 7),
         rs.getString(i + 8),
         instant(rs, i + 9),
-        rs.getBoolean(i + 10));
+        rs.getBoolean(i + 10),
+        rs.getLong(i + 11));
   }
 
   /**

@@ -2,7 +2,10 @@ package dev.baton.internal.executor;
 
 import java.util.concurrent.atomic.LongAdder;
 
-/** Outcome counters of one node, written from many threads. Not public API. */
+/**
+ * Outcome counters of one node, written from many threads, and the optional {@link JobListener} of
+ * its executor. Not public API.
+ */
 public final class NodeCounters {
   public final LongAdder claimed = new LongAdder();
   public final LongAdder completed = new LongAdder();
@@ -14,4 +17,7 @@ public final class NodeCounters {
   public final LongAdder leasesLost = new LongAdder();
   public final LongAdder rescued = new LongAdder();
   public final LongAdder handedBack = new LongAdder();
+
+  /** Told of every handler's start and return; null (the default) for none. */
+  public volatile JobListener listener;
 }

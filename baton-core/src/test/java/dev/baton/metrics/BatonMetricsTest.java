@@ -1,0 +1,339 @@
+package dev.baton.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.Baton;
+import dev.baton.Counters;
+import dev.baton.EnqueueOptions;
+import dev.baton.InvalidConfigException;
+import dev.baton.JobArgs;
+import dev.baton.JobState;
+import dev.baton.RetryPolicy;
+import dev.baton.internal.ClientAccess;
+import dev.baton.testing.Fixture;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The meters of {@link BatonMetrics}: all documented ones exist, and each one moves as it says. */
+class BatonMetricsTest {
+
+  record Work(int n) implements JobArgs {}
+
+  record Failing(int n) implements JobArgs {}
+
+  private static final RetryPolicy FAST = (attempt, e) -> Duration.ofMillis(20);
+
+  /** The meter names in docs/metrics.md's meter table, so the doc and the code cannot drift. */
+  static Set<String> documentedMeters() throws IOException {
+    String doc = Files.readString(Path.of("..", "docs", "metrics.md"));
+    Set<String> names = new TreeSet<>();
+    Matcher m = Pattern.compile("(?m)^\\| `(baton\\.[a-z.]+)` \\|").matcher(doc);
+    while (m.find()) {
+      names.add(m.group(1));
+    }
+    return names;
+  }
+
+  @Test
+  void everyDocumentedMeterExistsAfterBindingAndNoUndocumentedOne() throws IOException {
+    Set<String> documented = documentedMeters();
+    assertThat(documented).hasSizeGreaterThanOrEqualTo(18).contains("baton.jobs.fenced");
+    try (Fixture f = new Fixture()) {
+      Baton baton =
+          f.start(
+              f.config().queue("default", 2).build(), b -> b.handler(Work.class, (ctx, a) -> {}));
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics = new BatonMetrics(baton)) {
+        metrics.bindTo(registry);
+        Set<String> timers = Set.of("baton.job.pickup.latency", "baton.job.run.time");
+        for (String name : documented) {
+          if (!timers.contains(name)) {
+            assertThat(registry.find(name).meters())
+                .as("meter %s after binding", name)
+                .isNotEmpty();
+          }
+        }
+        // the timers appear with the first job of a queue and kind
+        long id = f.reader().enqueue(new Work(1)).job().id();
+        await().atMost(Duration.ofSeconds(15)).until(() -> f.job(id).state() == JobState.COMPLETED);
+        for (String name : documented) {
+          assertThat(registry.find(name).meters()).as("meter %s after a job", name).isNotEmpty();
+        }
+        Set<String> registered = new TreeSet<>();
+        for (Meter meter : registry.getMeters()) {
+          registered.add(meter.getId().getName());
+        }
+        assertThat(registered).as("every meter is documented").isSubsetOf(documented);
+      }
+    }
+  }
+
+  @Test
+  void depthAndOldestAgeReflectInsertedJobs() {
+    try (Fixture f = new Fixture()) {
+      Baton reader = f.reader();
+      for (int i = 0; i < 5; i++) {
+        reader.enqueue(new Work(i), EnqueueOptions.builder().queue("mail").build());
+      }
+      for (int i = 0; i < 2; i++) {
+        reader.enqueue(
+            new Work(9),
+            EnqueueOptions.builder().queue("mail").runAt(Instant.now().plusSeconds(3600)).build());
+      }
+      long retry =
+          reader.enqueue(new Work(10), EnqueueOptions.builder().queue("mail").build()).job().id();
+      f.execute(
+          "UPDATE %s.job SET state = 'retryable', scheduled_at = now() + interval '1 hour'"
+              + " WHERE id = "
+              + retry);
+      // the oldest available job became due 2 minutes ago
+      f.execute(
+          "UPDATE %s.job SET scheduled_at = now() - interval '120 seconds' WHERE id = (SELECT"
+              + " min(id) FROM %s.job)");
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics =
+          BatonMetrics.builder(reader).refreshInterval(Duration.ofHours(1)).build()) {
+        metrics.bindTo(registry);
+        metrics.refresh();
+        assertThat(depth(registry, "mail", "available")).isEqualTo(5);
+        assertThat(depth(registry, "mail", "scheduled")).isEqualTo(2);
+        assertThat(depth(registry, "mail", "retryable")).isEqualTo(1);
+        assertThat(depth(registry, "mail", "running")).isZero();
+        assertThat(
+                registry
+                    .get("baton.queue.oldest.available.age")
+                    .tag("queue", "mail")
+                    .gauge()
+                    .value())
+            .isBetween(119.0, 180.0);
+        assertThat(registry.get("baton.stats.age").gauge().value()).isBetween(0.0, 30.0);
+
+        // a later read sees a new queue and the changed depth
+        reader.enqueue(new Work(11), EnqueueOptions.builder().queue("other").build());
+        f.execute("DELETE FROM %s.job WHERE queue = 'mail' AND state = 'available'");
+        metrics.refresh();
+        assertThat(depth(registry, "mail", "available")).isZero();
+        assertThat(
+                registry
+                    .get("baton.queue.oldest.available.age")
+                    .tag("queue", "mail")
+                    .gauge()
+                    .value())
+            .isZero();
+        assertThat(depth(registry, "other", "available")).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void theRefreshThreadUpdatesTheGaugesWithoutAScrapeQuerying() {
+    try (Fixture f = new Fixture()) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics =
+          BatonMetrics.builder(f.reader()).refreshInterval(Duration.ofMillis(100)).build()) {
+        metrics.bindTo(registry);
+        f.reader().enqueue(new Work(1), EnqueueOptions.builder().queue("q1").build());
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () ->
+                    registry
+                                .find("baton.queue.depth")
+                                .tags("queue", "q1", "state", "available")
+                                .gauge()
+                            != null
+                        && depth(registry, "q1", "available") == 1);
+        assertThat(Thread.getAllStackTraces().keySet())
+            .filteredOn(t -> t.getName().equals("baton-metrics"))
+            .isNotEmpty()
+            .allMatch(Thread::isDaemon);
+      }
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .alias("close stops the thread")
+          .until(() -> noMetricsThread());
+    }
+  }
+
+  private static boolean noMetricsThread() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .noneMatch(t -> t.getName().equals("baton-metrics") && t.isAlive());
+  }
+
+  @Test
+  void countersTimersAndFailureShareMoveWhenJobsCompleteAndFail() {
+    try (Fixture f = new Fixture()) {
+      Baton baton =
+          f.start(
+              f.config().queue("default", 4).retryPolicy(FAST).build(),
+              b ->
+                  b.handler(
+                          Work.class,
+                          (ctx, a) -> {
+                            Thread.sleep(30); // the work whose run time is measured
+                          })
+                      .handler(
+                          Failing.class,
+                          (ctx, a) -> {
+                            throw new IllegalStateException("boom");
+                          }));
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics =
+          BatonMetrics.builder(baton).refreshInterval(Duration.ofHours(1)).build()) {
+        metrics.bindTo(registry);
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          ids.add(f.reader().enqueue(new Work(i)).job().id());
+        }
+        long failing =
+            f.reader()
+                .enqueue(new Failing(1), EnqueueOptions.builder().maxAttempts(2).build())
+                .job()
+                .id();
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () ->
+                    ids.stream().allMatch(id -> f.job(id).state() == JobState.COMPLETED)
+                        && f.job(failing).state() == JobState.DISCARDED);
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> counter(registry, "baton.jobs.discarded") == 1);
+
+        Counters c = baton.counters();
+        assertThat(counter(registry, "baton.jobs.completed")).isEqualTo(3).isEqualTo(c.completed());
+        assertThat(counter(registry, "baton.jobs.retried")).isEqualTo(1).isEqualTo(c.retried());
+        assertThat(counter(registry, "baton.jobs.claimed")).isEqualTo(5).isEqualTo(c.claimed());
+        assertThat(counter(registry, "baton.jobs.fenced")).isZero();
+        assertThat(
+                registry.get("baton.jobs.completed").tag("node", baton.nodeId()).functionCounter())
+            .isNotNull();
+
+        Timer run = registry.get("baton.job.run.time").tag("kind", "work").timer();
+        assertThat(run.count()).isEqualTo(3);
+        assertThat(run.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(90);
+        assertThat(registry.get("baton.job.run.time").tag("kind", "failing").timer().count())
+            .isEqualTo(2);
+        Timer pickup =
+            registry
+                .get("baton.job.pickup.latency")
+                .tags("queue", "default", "kind", "work")
+                .timer();
+        assertThat(pickup.count()).isEqualTo(3);
+        assertThat(pickup.max(TimeUnit.SECONDS)).isLessThan(15);
+
+        metrics.refresh();
+        // 2 failed attempts, 3 completions
+        assertThat(share(registry, "default", "5m")).isCloseTo(0.4, within());
+        assertThat(share(registry, "default", "1h")).isCloseTo(0.4, within());
+        await().atMost(Duration.ofSeconds(15)).until(() -> gauge(registry, "baton.leader") == 1);
+        assertThat(gauge(registry, "baton.jobs.running")).isZero();
+      }
+    }
+  }
+
+  @Test
+  void pickupLatencyCountsFromWhenTheJobBecameDue() {
+    try (Fixture f = new Fixture()) {
+      long id = f.reader().enqueue(new Work(1)).job().id();
+      f.execute("UPDATE %s.job SET scheduled_at = now() - interval '20 seconds' WHERE id = " + id);
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (Baton baton =
+              Baton.builder(f.dataSource())
+                  .config(f.config().queue("default", 1).build())
+                  .handler(Work.class, (ctx, a) -> {})
+                  .build();
+          BatonMetrics metrics = BatonMetrics.builder(baton).queueStats(false).build()) {
+        metrics.bindTo(registry); // before start, so the first claim is recorded
+        baton.start();
+        await().atMost(Duration.ofSeconds(15)).until(() -> f.job(id).state() == JobState.COMPLETED);
+        Timer pickup = registry.get("baton.job.pickup.latency").timer();
+        assertThat(pickup.count()).isEqualTo(1);
+        assertThat(pickup.max(TimeUnit.SECONDS)).isBetween(19.5, 40.0);
+        assertThat(registry.find("baton.queue.depth").meters()).as("queueStats(false)").isEmpty();
+        assertThat(registry.find("baton.stats.age").meters()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void closeRemovesTheMetersAndTheHook() {
+    try (Fixture f = new Fixture()) {
+      Baton baton =
+          f.start(
+              f.config().queue("default", 1).build(), b -> b.handler(Work.class, (ctx, a) -> {}));
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      BatonMetrics metrics = new BatonMetrics(baton);
+      metrics.bindTo(registry);
+      assertThatThrownBy(() -> new BatonMetrics(baton).bindTo(new SimpleMeterRegistry()))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("another BatonMetrics");
+      assertThat(ClientAccess.get().counters(baton).listener).isNotNull();
+      metrics.close();
+      metrics.close();
+      assertThat(registry.getMeters()).isEmpty();
+      assertThat(ClientAccess.get().counters(baton).listener).isNull();
+      assertThatThrownBy(() -> metrics.bindTo(registry)).isInstanceOf(IllegalStateException.class);
+      // and a new binder may bind now
+      try (BatonMetrics again = new BatonMetrics(baton)) {
+        again.bindTo(registry);
+        assertThat(registry.find("baton.jobs.completed").meters()).hasSize(1);
+      }
+    }
+  }
+
+  @Test
+  void refreshIntervalOutOfRangeIsRejectedNamingTheProperty() {
+    try (Fixture f = new Fixture()) {
+      for (Duration bad : new Duration[] {null, Duration.ofMillis(99), Duration.ofHours(2)}) {
+        assertThatThrownBy(() -> BatonMetrics.builder(f.reader()).refreshInterval(bad))
+            .isInstanceOfSatisfying(
+                InvalidConfigException.class,
+                e -> assertThat(e.property()).isEqualTo("refreshInterval"));
+      }
+    }
+  }
+
+  private static org.assertj.core.data.Offset<Double> within() {
+    return org.assertj.core.data.Offset.offset(1e-9);
+  }
+
+  private static double depth(SimpleMeterRegistry r, String queue, String state) {
+    return r.get("baton.queue.depth").tags("queue", queue, "state", state).gauge().value();
+  }
+
+  private static double share(SimpleMeterRegistry r, String queue, String window) {
+    return r.get("baton.queue.failure.share")
+        .tags("queue", queue, "window", window)
+        .gauge()
+        .value();
+  }
+
+  private static double counter(SimpleMeterRegistry r, String name) {
+    FunctionCounter c = r.get(name).functionCounter();
+    return c.count();
+  }
+
+  private static double gauge(SimpleMeterRegistry r, String name) {
+    Gauge g = r.get(name).gauge();
+    return g.value();
+  }
+}
