@@ -366,48 +366,7 @@ public final class Baton implements AutoCloseable {
   }
 
   Job toJob(JobRow r) {
-    try {
-      List<JobError> errors = new ArrayList<>();
-      for (JsonNode e : mapper.readTree(r.errors())) {
-        errors.add(
-            new JobError(
-                e.path("attempt").asInt(),
-                e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
-                e.path("error").asText(null),
-                e.path("message").asText(null),
-                e.path("trace").asText(null)));
-      }
-      return new Job(
-          r.id(),
-          r.queue(),
-          r.kind(),
-          mapper.readTree(r.args()),
-          JobState.fromDb(r.state()),
-          r.priority(),
-          r.attempt(),
-          r.maxAttempts(),
-          r.scheduledAt(),
-          r.attemptedAt(),
-          r.attemptedBy(),
-          r.leaseExpiresAt(),
-          r.deadlineAt(),
-          r.fence(),
-          r.idempotencyKey(),
-          List.copyOf(errors),
-          mapper.readTree(r.metadata()),
-          r.createdAt(),
-          r.finalizedAt());
-    } catch (JsonProcessingException e) {
-      throw new BatonException("cannot read job (id=" + r.id() + "): stored JSON is invalid", e);
-    }
-  }
-
-  private static java.time.Instant parseInstant(String s) {
-    try {
-      return java.time.OffsetDateTime.parse(s).toInstant();
-    } catch (RuntimeException e) {
-      return null;
-    }
+    return r.toJob(mapper);
   }
 
   // ---------------------------------------------------------------- cluster

@@ -12,7 +12,6 @@ import dev.baton.EnqueueResult;
 import dev.baton.InvalidJobException;
 import dev.baton.Job;
 import dev.baton.JobArgs;
-import dev.baton.JobError;
 import dev.baton.JobState;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.JobRow;
@@ -23,8 +22,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -58,11 +55,6 @@ public final class JobAdmin {
 
   /** Most jobs one {@link #list} call returns: 10,000. */
   public static final int MAX_LIST_LIMIT = 10_000;
-
-  private static final String COLUMNS =
-      "id, queue, kind, args::text AS args, state, priority, attempt, max_attempts, scheduled_at,"
-          + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence, idempotency_key,"
-          + " errors::text AS errors, metadata::text AS metadata, created_at, finalized_at";
 
   private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
 
@@ -124,10 +116,10 @@ public final class JobAdmin {
             .registerModule(new JavaTimeModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
     String s = this.schema.quoted();
-    this.get = GET.formatted(s, COLUMNS);
-    this.list = LIST.formatted(s, COLUMNS);
-    this.retry = RETRY.formatted(s, COLUMNS);
-    this.delete = DELETE.formatted(s, COLUMNS);
+    this.get = GET.formatted(s, JobStore.JOB_COLUMNS);
+    this.list = LIST.formatted(s, JobStore.JOB_COLUMNS);
+    this.retry = RETRY.formatted(s, JobStore.JOB_COLUMNS);
+    this.delete = DELETE.formatted(s, JobStore.JOB_COLUMNS);
   }
 
   /**
@@ -246,7 +238,7 @@ public final class JobAdmin {
             List<Job> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                out.add(toJob(readRow(rs)));
+                out.add(JobRow.read(rs, false).toJob(mapper));
               }
             }
             return out;
@@ -315,7 +307,7 @@ public final class JobAdmin {
     JobRow row =
         Db.inTransaction(
             dataSource, "cannot enqueue job (kind=" + kind + ")", c -> store.enqueue(c, job));
-    return new EnqueueResult(toJob(row), row.existing());
+    return new EnqueueResult(row.toJob(mapper), row.existing());
   }
 
   /**
@@ -344,7 +336,7 @@ public final class JobAdmin {
               ps.setString(3, schema.insertChannel());
               try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                  Job job = toJob(readRow(rs));
+                  Job job = JobRow.read(rs, false).toJob(mapper);
                   JobState before = JobState.fromDb(job.metadata().path("retried_from").asText());
                   return new RetryResult(RetryOutcome.RETRIED, job, before);
                 }
@@ -381,7 +373,8 @@ public final class JobAdmin {
               ps.setLong(1, id);
               try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                  return new DeleteResult(DeleteOutcome.DELETED, toJob(readRow(rs)));
+                  return new DeleteResult(
+                      DeleteOutcome.DELETED, JobRow.read(rs, false).toJob(mapper));
                 }
               }
             }
@@ -402,82 +395,8 @@ public final class JobAdmin {
     try (PreparedStatement ps = c.prepareStatement(get)) {
       ps.setLong(1, id);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? toJob(readRow(rs)) : null;
+        return rs.next() ? JobRow.read(rs, false).toJob(mapper) : null;
       }
-    }
-  }
-
-  private static JobRow readRow(ResultSet rs) throws SQLException {
-    return new JobRow(
-        rs.getLong("id"),
-        rs.getString("queue"),
-        rs.getString("kind"),
-        rs.getString("args"),
-        rs.getString("state"),
-        rs.getInt("priority"),
-        rs.getInt("attempt"),
-        rs.getInt("max_attempts"),
-        instant(rs, "scheduled_at"),
-        instant(rs, "attempted_at"),
-        rs.getString("attempted_by"),
-        instant(rs, "lease_expires_at"),
-        instant(rs, "deadline_at"),
-        rs.getLong("fence"),
-        rs.getString("idempotency_key"),
-        rs.getString("errors"),
-        rs.getString("metadata"),
-        instant(rs, "created_at"),
-        instant(rs, "finalized_at"),
-        false);
-  }
-
-  private static Instant instant(ResultSet rs, String column) throws SQLException {
-    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
-    return t == null ? null : t.toInstant();
-  }
-
-  private Job toJob(JobRow r) {
-    try {
-      List<JobError> errors = new ArrayList<>();
-      for (JsonNode e : mapper.readTree(r.errors())) {
-        errors.add(
-            new JobError(
-                e.path("attempt").asInt(),
-                e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
-                e.path("error").asText(null),
-                e.path("message").asText(null),
-                e.path("trace").asText(null)));
-      }
-      return new Job(
-          r.id(),
-          r.queue(),
-          r.kind(),
-          mapper.readTree(r.args()),
-          JobState.fromDb(r.state()),
-          r.priority(),
-          r.attempt(),
-          r.maxAttempts(),
-          r.scheduledAt(),
-          r.attemptedAt(),
-          r.attemptedBy(),
-          r.leaseExpiresAt(),
-          r.deadlineAt(),
-          r.fence(),
-          r.idempotencyKey(),
-          List.copyOf(errors),
-          mapper.readTree(r.metadata()),
-          r.createdAt(),
-          r.finalizedAt());
-    } catch (JsonProcessingException e) {
-      throw new BatonException("cannot read job (id=" + r.id() + "): stored JSON is invalid", e);
-    }
-  }
-
-  private static Instant parseInstant(String s) {
-    try {
-      return OffsetDateTime.parse(s).toInstant();
-    } catch (RuntimeException e) {
-      return null;
     }
   }
 }

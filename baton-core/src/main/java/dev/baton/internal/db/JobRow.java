@@ -1,8 +1,18 @@
 package dev.baton.internal.db;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.BatonException;
+import dev.baton.Job;
+import dev.baton.JobError;
+import dev.baton.JobState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One job row as read, with JSON columns as text. {@code existing} is set when an enqueue's
@@ -32,7 +42,8 @@ public record JobRow(
     Instant finalizedAt,
     boolean existing) {
 
-  static JobRow read(ResultSet rs, boolean existing) throws SQLException {
+  /** Reads a row selected with {@link JobStore#JOB_COLUMNS}. */
+  public static JobRow read(ResultSet rs, boolean existing) throws SQLException {
     return new JobRow(
         rs.getLong("id"),
         rs.getString("queue"),
@@ -54,5 +65,51 @@ public record JobRow(
         JobStore.instant(rs, "created_at"),
         JobStore.instant(rs, "finalized_at"),
         existing);
+  }
+
+  /** The public view of this row; its JSON columns parsed with {@code mapper}. */
+  public Job toJob(ObjectMapper mapper) {
+    try {
+      List<JobError> errs = new ArrayList<>();
+      for (JsonNode e : mapper.readTree(errors)) {
+        errs.add(
+            new JobError(
+                e.path("attempt").asInt(),
+                e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
+                e.path("error").asText(null),
+                e.path("message").asText(null),
+                e.path("trace").asText(null)));
+      }
+      return new Job(
+          id,
+          queue,
+          kind,
+          mapper.readTree(args),
+          JobState.fromDb(state),
+          priority,
+          attempt,
+          maxAttempts,
+          scheduledAt,
+          attemptedAt,
+          attemptedBy,
+          leaseExpiresAt,
+          deadlineAt,
+          fence,
+          idempotencyKey,
+          List.copyOf(errs),
+          mapper.readTree(metadata),
+          createdAt,
+          finalizedAt);
+    } catch (JsonProcessingException e) {
+      throw new BatonException("cannot read job (id=" + id + "): stored JSON is invalid", e);
+    }
+  }
+
+  private static Instant parseInstant(String s) {
+    try {
+      return OffsetDateTime.parse(s).toInstant();
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 }

@@ -28,7 +28,7 @@ import javax.sql.DataSource;
 public final class JobStore {
 
   /** Columns of a full {@link dev.baton.Job} read. */
-  static final String JOB_COLUMNS =
+  public static final String JOB_COLUMNS =
       "id, queue, kind, args::text AS args, state, priority, attempt, max_attempts, scheduled_at,"
           + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence, idempotency_key,"
           + " errors::text AS errors, metadata::text AS metadata, created_at, finalized_at";
