@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +25,8 @@ import java.util.zip.ZipEntry;
  * java -jar baton-benchmarks/target/baton-benchmarks.jar latency [--jobs 500] [--rate 50]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar enqueue [--jobs 2000]
  *     ... [--database-url 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres']
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar hardbyte   (settings from the environment:
+ *     hardbyte/postgresql-job-queue-benchmarking's adapter protocol, see HardbyteAdapter)
  * </pre>
  *
  * <p>Without {@code --database-url} an embedded PostgreSQL is started with the server's durability
@@ -34,20 +37,32 @@ import java.util.zip.ZipEntry;
 public final class BenchMain {
   private BenchMain() {}
 
-  /** Runs one command; exit code 0 when every run finished, 1 when one failed, 2 on bad usage. */
+  /** Runs one command and exits with {@link #run}'s code. */
   public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /**
+   * Runs one command: {@code drain}, {@code latency}, {@code enqueue}, {@code all}; {@code harness}
+   * (the peers harness's external-command contract, settings from the environment) or {@code
+   * hardbyte} (hardbyte/postgresql-job-queue-benchmarking's adapter contract). Returns 0 when every
+   * run finished, 1 when one failed, 2 on bad usage.
+   */
+  public static int run(String[] args) {
     if (args.length > 0 && args[0].equals("harness")) {
-      HarnessAdapter.main(args);
-      return;
-    } // peers harness (HarnessAdapter)
+      return HarnessAdapter.run();
+    }
+    if (args.length > 0 && args[0].equals("hardbyte")) {
+      return dev.baton.bench.hardbyte.HardbyteAdapter.run(
+          Arrays.copyOfRange(args, 1, args.length), System.getenv());
+    }
     BenchOptions opts;
     try {
       opts = BenchOptions.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("baton-benchmarks: " + e.getMessage());
       System.err.print(BenchOptions.USAGE);
-      System.exit(2);
-      return;
+      return 2;
     }
     Figures figures = new Figures();
     String started = Instant.now().toString();
@@ -102,7 +117,7 @@ public final class BenchMain {
             + shellWords(opts.rawArgs()));
     System.out.println(
         "    or  : baton-benchmarks/bench.sh " + shellWords(opts.rawArgs()) + "   (builds first)");
-    System.exit(failure == null ? 0 : 1);
+    return failure == null ? 0 : 1;
   }
 
   private static void drain(BenchDatabase db, BenchOptions opts, Figures f, List<Integer> jobs)

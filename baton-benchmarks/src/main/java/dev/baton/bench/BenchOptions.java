@@ -55,6 +55,10 @@ record BenchOptions(
           enqueue   one-at-a-time enqueue rate, then one enqueueMany of --bulk jobs
                     (default --jobs 2000)
           all       drain, latency and enqueue with their defaults (--jobs applies to drain)
+          harness   one run of the peers harness's external-command contract (settings from the
+                    environment; see docs/benchmarks.md)
+          hardbyte  the adapter of hardbyte/postgresql-job-queue-benchmarking (settings from the
+                    environment: DATABASE_URL, SCENARIO, PRODUCER_MODE, ...; JSONL on stdout)
         options:
           --jobs N[,N...]       jobs per run; several values = several runs
           --workers W           concurrency of the worked queue (default 64)

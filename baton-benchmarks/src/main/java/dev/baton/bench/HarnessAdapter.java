@@ -103,8 +103,13 @@ public final class HarnessAdapter {
     this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(s.timeoutMs());
   }
 
-  /** Runs one measurement as the environment says; exit code 0 on success, 1 on failure. */
+  /** Runs one measurement as the environment says and exits with {@link #run}'s code. */
   public static void main(String[] args) {
+    System.exit(run());
+  }
+
+  /** Runs one measurement as the environment says; returns 0 on success, 1 on failure. */
+  public static int run() {
     Map<String, Object> result = new LinkedHashMap<>();
     int rc = 0;
     HarnessSettings s = null;
@@ -162,7 +167,7 @@ public final class HarnessAdapter {
       e.printStackTrace();
       rc = 1;
     }
-    System.exit(rc);
+    return rc;
   }
 
   // ---------------------------------------------------------------- W1: drain a pre-filled queue
