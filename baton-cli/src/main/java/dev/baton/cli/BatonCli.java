@@ -42,7 +42,12 @@ import picocli.CommandLine.Spec;
       EnqueueCommand.class,
       JobsCommand.class,
       QueuesCommand.class,
-      NodesCommand.class
+      NodesCommand.class,
+      StatsCommand.class,
+      WorkerCommand.class,
+      DemoCommand.class,
+      LabCommand.class,
+      BenchCommand.class
     })
 public final class BatonCli implements Callable<Integer> {
 
@@ -125,6 +130,8 @@ public final class BatonCli implements Callable<Integer> {
     Errors errors = new Errors(root);
     cl.setParameterExceptionHandler(errors::onParameterException);
     cl.setExecutionExceptionHandler(errors::onExecutionException);
+    // baton bench passes the benchmark's own options through, in order.
+    cl.getSubcommands().get("bench").setUnmatchedOptionsArePositionalParams(true);
     return cl;
   }
 
@@ -140,6 +147,34 @@ public final class BatonCli implements Callable<Integer> {
       dataSource = Database.dataSource(Database.resolveUrl(databaseUrl, env));
     }
     return dataSource;
+  }
+
+  /**
+   * The database given by --database-url or the environment, else a new embedded PostgreSQL (for
+   * the commands that bring their own: demo, lab); close it when done.
+   */
+  LocalPostgres givenOrEmbeddedDatabase(PrintWriter progress) {
+    return LocalPostgres.open(databaseUrl, env, progress);
+  }
+
+  /** The environment the command reads (BATON_DATABASE_URL). */
+  Map<String, String> env() {
+    return env;
+  }
+
+  /**
+   * A HikariCP pool of at most {@code size} connections to the database, for a command that runs a
+   * client (worker); close it when done.
+   */
+  com.zaxxer.hikari.HikariDataSource pool(int size) {
+    com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
+    cfg.setJdbcUrl(Database.resolveUrl(databaseUrl, env));
+    cfg.setPoolName("baton-cli");
+    cfg.setMaximumPoolSize(size);
+    // A worker starts even while the database is briefly away; the client retries.
+    cfg.setInitializationFailTimeout(-1);
+    cfg.addDataSourceProperty("ApplicationName", "baton-cli");
+    return new com.zaxxer.hikari.HikariDataSource(cfg);
   }
 
   /** The URL as given (for messages; redact before printing). */

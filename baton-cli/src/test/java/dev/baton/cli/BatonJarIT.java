@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.cli.testing.TestDatabase;
+import dev.baton.testing.TestDatabase;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,6 +39,39 @@ class BatonJarIT {
         p.exitValue(),
         Files.readString(out.toPath(), StandardCharsets.UTF_8),
         Files.readString(err.toPath(), StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The README's first command, as a newcomer runs it (smaller): no database given, so the demo
+   * starts its own embedded PostgreSQL, and the pods are JVMs on the jar's own class path.
+   */
+  @Test
+  void theDemoRunsOnItsOwnEmbeddedPostgresAndExitsZero() throws Exception {
+    assertThat(JAR).exists();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-jar",
+            JAR.toString(),
+            "demo",
+            "--orders",
+            "200",
+            "--lease-ms",
+            "2000");
+    pb.environment().remove("BATON_DATABASE_URL");
+    File out = Files.createTempFile("baton-demo-out", ".txt").toFile();
+    File err = Files.createTempFile("baton-demo-err", ".txt").toFile();
+    pb.redirectOutput(out).redirectError(err);
+    Process p = pb.start();
+    assertThat(p.waitFor(240, TimeUnit.SECONDS)).isTrue();
+    String stdout = Files.readString(out.toPath(), StandardCharsets.UTF_8);
+    String stderr = Files.readString(err.toPath(), StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as("stderr:%n%s%nstdout:%n%s", stderr, stdout).isZero();
+    assertThat(stderr).contains("starting an embedded PostgreSQL");
+    assertThat(stdout)
+        .contains("Baton demo: a shop, 3 worker pods, 200 orders")
+        .contains("OK: every invariant held")
+        .doesNotContain("BROKEN");
   }
 
   @Test

@@ -2,7 +2,7 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.cli.testing.TestDatabase;
+import dev.baton.testing.TestDatabase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.cli.testing.TestDatabase;
+import dev.baton.testing.TestDatabase;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;

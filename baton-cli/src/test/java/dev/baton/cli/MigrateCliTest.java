@@ -3,8 +3,8 @@ package dev.baton.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.cli.testing.TestDatabase;
 import dev.baton.migrate.Migrator;
+import dev.baton.testing.TestDatabase;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -41,12 +41,12 @@ class MigrateCliTest {
     assertThat(refused.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(refused.errLines()).hasSize(1);
     assertThat(refused.err()).contains("--yes").contains("version 3");
-    assertThat(new Migrator(cli.db.dataSource(), cli.schema).currentVersion()).isEqualTo(3);
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(3);
 
     CliRunner.Result done = cli.run("migrate", "down", "--yes");
     assertThat(done.exitCode()).as(done.err()).isZero();
     assertThat(done.out()).contains("reverted version 3").contains("now at version 2");
-    assertThat(new Migrator(cli.db.dataSource(), cli.schema).currentVersion()).isEqualTo(2);
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(2);
   }
 
   @Test

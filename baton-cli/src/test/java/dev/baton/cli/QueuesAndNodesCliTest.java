@@ -77,10 +77,7 @@ class QueuesAndNodesCliTest {
             .leaderTtl(Duration.ofSeconds(30))
             .build();
     try (Baton baton =
-        Baton.builder(cli.db.dataSource())
-            .config(config)
-            .handler(Ping.class, (ctx, p) -> {})
-            .build()) {
+        Baton.builder(cli.db.admin()).config(config).handler(Ping.class, (ctx, p) -> {}).build()) {
       baton.start();
       await().atMost(Duration.ofSeconds(30)).until(baton::isLeader);
 

@@ -1,0 +1,218 @@
+package dev.baton.admin;
+
+import dev.baton.BatonException;
+import dev.baton.SchemaNotMigratedException;
+import dev.baton.internal.db.Db;
+import dev.baton.internal.db.SchemaName;
+import dev.baton.migrate.Migrator;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Per-queue figures for operators, such as {@code baton stats}: the {@code <schema>.queue_stats}
+ * view (schema version 3; its columns are described in {@code docs/metrics.md}) and the number of
+ * discarded jobs, read in one statement, so every figure is of the same snapshot.
+ *
+ * <pre>{@code
+ * for (StatsAdmin.QueueStats q : new StatsAdmin(dataSource, "baton").queues()) {
+ *   System.out.println(q.queue() + ": " + q.available() + " waiting, "
+ *       + q.throughputPerSecond5m() + " jobs/s");
+ * }
+ * }</pre>
+ *
+ * <p>Cost: what one read of the view costs (the jobs live plus those finished in the last hour,
+ * read through partial indexes), plus one row read per discarded job still kept (by their
+ * retention, 7 days by default), found through {@code job_finalized_idx}; when discarded jobs are a
+ * large share of the table the planner reads the table instead, which is then cheaper. Meant for a
+ * person or a script asking now and then; a dashboard should scrape {@link
+ * dev.baton.metrics.BatonMetrics} instead, which reads only the view, once per refresh for every
+ * scrape. Thread-safe; does no I/O until used.
+ */
+public final class StatsAdmin {
+
+  /** The window of {@link QueueStats#throughputPerSecond5m()}: 300 seconds. */
+  public static final int WINDOW_5M_SECONDS = 300;
+
+  /** The window of {@link QueueStats#throughputPerSecond1h()}: 3,600 seconds. */
+  public static final int WINDOW_1H_SECONDS = 3_600;
+
+  // The view lists queues with live jobs or attempts that ended in the last hour; a queue whose
+  // only jobs are older discarded ones is added by the full join, so dead letters always show.
+  // Discarded rows are found through job_finalized_idx (state, finalized_at) WHERE finalized_at IS
+  // NOT NULL, which a discarded row always matches (a check constraint); the condition is
+  // repeated so the planner may use that partial index. The queue is read from each row.
+  private static final String QUEUES =
+      """
+      WITH discarded AS (
+        SELECT queue, count(*) AS n FROM %1$s.job
+        WHERE state = 'discarded' AND finalized_at IS NOT NULL
+        GROUP BY queue
+      )
+      SELECT coalesce(s.queue, d.queue) AS queue,
+             coalesce(s.available, 0), coalesce(s.oldest_available_age_s, 0),
+             coalesce(s.running, 0), coalesce(s.scheduled, 0), coalesce(s.retryable, 0),
+             coalesce(d.n, 0),
+             coalesce(s.completed_5m, 0), coalesce(s.failed_5m, 0),
+             coalesce(s.failure_share_5m, 0),
+             coalesce(s.completed_1h, 0), coalesce(s.failed_1h, 0),
+             coalesce(s.failure_share_1h, 0)
+      FROM %1$s.queue_stats s
+      FULL JOIN discarded d ON d.queue = s.queue
+      ORDER BY 1""";
+
+  /** The version of the schema that created the view {@code queue_stats}: 3. */
+  static final int STATS_VERSION = 3;
+
+  /**
+   * The figures of one queue, as of the read. Times are the database's.
+   *
+   * @param queue the queue
+   * @param available jobs waiting to be claimed now (state {@code available}): the depth
+   * @param oldestAvailableAgeSeconds seconds since the oldest available job became due; 0 when none
+   *     is available
+   * @param running jobs held by a worker (state {@code running}), on any node
+   * @param scheduled jobs waiting for their run-at time (state {@code scheduled})
+   * @param retryable jobs waiting for their retry (state {@code retryable})
+   * @param discarded jobs discarded (attempts used up, or args that cannot be read) and still kept,
+   *     until their retention passes: the ones to look at with {@code baton jobs list --state
+   *     discarded}
+   * @param completed5m jobs completed in the last 5 minutes
+   * @param failed5m failed attempts in the last 5 minutes (handler exceptions, timeouts, rescues;
+   *     not cancels)
+   * @param failureShare5m {@code failed5m / (failed5m + completed5m)}, 0 when both are 0
+   * @param completed1h jobs completed in the last hour
+   * @param failed1h failed attempts in the last hour
+   * @param failureShare1h {@code failed1h / (failed1h + completed1h)}, 0 when both are 0
+   */
+  public record QueueStats(
+      String queue,
+      long available,
+      double oldestAvailableAgeSeconds,
+      long running,
+      long scheduled,
+      long retryable,
+      long discarded,
+      long completed5m,
+      long failed5m,
+      double failureShare5m,
+      long completed1h,
+      long failed1h,
+      double failureShare1h) {
+
+    /**
+     * Completions per second over the last 5 minutes ({@code completed5m / 300}), cluster-wide.
+     * Counts completed rows still kept, so it reads low when {@code completedRetention} is under 5
+     * minutes.
+     */
+    public double throughputPerSecond5m() {
+      return (double) completed5m / WINDOW_5M_SECONDS;
+    }
+
+    /**
+     * Completions per second over the last hour ({@code completed1h / 3600}), cluster-wide. Reads
+     * low when {@code completedRetention} is under an hour.
+     */
+    public double throughputPerSecond1h() {
+      return (double) completed1h / WINDOW_1H_SECONDS;
+    }
+  }
+
+  private final DataSource dataSource;
+  private final SchemaName schema;
+  private final String queues;
+
+  /**
+   * Statistics of the queues in {@code schema}. Does no I/O until used.
+   *
+   * @throws dev.baton.InvalidConfigException if the schema name is not valid
+   */
+  public StatsAdmin(DataSource dataSource, String schema) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = SchemaName.of(schema);
+    this.queues = QUEUES.formatted(this.schema.quoted());
+  }
+
+  /** The statement {@link #queues()} runs (for tests that check its plan). */
+  String sql() {
+    return queues;
+  }
+
+  /** The schema this admin reads. */
+  public String schema() {
+    return schema.name();
+  }
+
+  /**
+   * One entry per queue that has jobs waiting, running or discarded, or attempts that ended in the
+   * last hour, by queue name; empty when there is none.
+   *
+   * @throws SchemaNotMigratedException if the schema has no Baton tables, or is older than version
+   *     3 (no {@code queue_stats} view)
+   */
+  public List<QueueStats> queues() {
+    try {
+      return Db.inTransaction(
+          dataSource,
+          "cannot read queue statistics (schema=" + schema + ")",
+          c -> {
+            List<QueueStats> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(queues);
+                ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(
+                    new QueueStats(
+                        rs.getString(1),
+                        rs.getLong(2),
+                        rs.getDouble(3),
+                        rs.getLong(4),
+                        rs.getLong(5),
+                        rs.getLong(6),
+                        rs.getLong(7),
+                        rs.getLong(8),
+                        rs.getLong(9),
+                        rs.getDouble(10),
+                        rs.getLong(11),
+                        rs.getLong(12),
+                        rs.getDouble(13)));
+              }
+            }
+            return out;
+          });
+    } catch (BatonException e) {
+      throw notMigratedOr(e);
+    }
+  }
+
+  // A missing relation or schema is told apart from other failures by asking the migration table
+  // (only on this failure path): no tables, or a version without the view.
+  private RuntimeException notMigratedOr(BatonException e) {
+    String state = e.getCause() instanceof SQLException sql ? sql.getSQLState() : null;
+    if (!"42P01".equals(state) && !"3F000".equals(state)) {
+      return e;
+    }
+    int version;
+    try {
+      version = new Migrator(dataSource, schema.name()).currentVersion();
+    } catch (RuntimeException again) {
+      e.addSuppressed(again);
+      return e;
+    }
+    if (version == 0) {
+      return new SchemaNotMigratedException(schema.name(), "it has no Baton tables");
+    }
+    if (version < STATS_VERSION) {
+      return new SchemaNotMigratedException(
+          schema.name(),
+          "it is at version "
+              + version
+              + " and the queue_stats view needs version "
+              + STATS_VERSION);
+    }
+    return e;
+  }
+}
