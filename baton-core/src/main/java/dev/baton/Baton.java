@@ -1,7 +1,9 @@
 package dev.baton;
 
 import com.cronutils.model.time.ExecutionTime;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -876,7 +878,12 @@ public final class Baton implements AutoCloseable {
   }
 
   static ObjectMapper defaultMapper() {
-    return new ObjectMapper()
+    // Jackson recycles its parse buffers per thread by default; a worker on virtual threads runs
+    // each job on a new thread, so every parse of args would allocate fresh buffers. A bounded
+    // pool shared by all threads keeps them.
+    JsonFactory factory =
+        JsonFactory.builder().recyclerPool(JsonRecyclerPools.newBoundedPool(64)).build();
+    return new ObjectMapper(factory)
         .registerModule(new JavaTimeModule())
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
