@@ -16,6 +16,8 @@
 #   otherwise the jar is built (mvn package -pl baton-benchmarks -am) when it is missing or older
 #   than a source or pom of baton-core / baton-benchmarks.
 #   BATON_JAVA_OPTS   extra JVM flags (default none: default JVM flags, as for the peers)
+#   JAVA_HOME         the JDK that runs it (default: java on the PATH); e.g. a JDK 21+ for
+#                     virtual threads
 #   BATON_CONCURRENCY, BATON_POOL, BATON_ENQUEUE_VIA, BATON_BULK_CHUNK: see HarnessSettings.java
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,4 +50,4 @@ else
   fi
 fi
 # shellcheck disable=SC2086  # BATON_JAVA_OPTS is a list of flags
-exec java ${BATON_JAVA_OPTS:-} -cp "$RUN_JAR" dev.baton.bench.HarnessAdapter </dev/null
+exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" ${BATON_JAVA_OPTS:-} -cp "$RUN_JAR" dev.baton.bench.HarnessAdapter </dev/null

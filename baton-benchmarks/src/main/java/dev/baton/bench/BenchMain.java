@@ -78,6 +78,12 @@ public final class BenchMain {
             latency(db, opts, figures, opts.jobs() != null ? opts.jobs() : List.of(500));
         case "enqueue" ->
             enqueue(db, opts, figures, opts.jobs() != null ? opts.jobs() : List.of(2_000));
+        case "memory" -> {
+          MemoryBench b = new MemoryBench(db, opts, figures);
+          for (int n : opts.jobs() != null ? opts.jobs() : List.of(1_000)) {
+            b.run(n);
+          }
+        }
         case "all" -> {
           drain(db, opts, figures, opts.jobs() != null ? opts.jobs() : List.of(20_000, 100_000));
           latency(db, opts.withoutWarmup(), figures, List.of(500));

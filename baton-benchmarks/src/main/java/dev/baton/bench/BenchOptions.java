@@ -54,6 +54,8 @@ record BenchOptions(
                     (default --jobs 500 --rate 50)
           enqueue   one-at-a-time enqueue rate, then one enqueueMany of --bulk jobs
                     (default --jobs 2000)
+          memory    heap and RSS of a node holding N jobs in flight at once (handlers blocked
+                    until all N started; virtual threads on Java 21+) (default --jobs 1000)
           all       drain, latency and enqueue with their defaults (--jobs applies to drain)
           harness   one run of the peers harness's external-command contract (settings from the
                     environment; see docs/benchmarks.md)
@@ -84,7 +86,7 @@ record BenchOptions(
       throw new IllegalArgumentException("no command given");
     }
     String command = args[0];
-    if (!List.of("drain", "latency", "enqueue", "all").contains(command)) {
+    if (!List.of("drain", "latency", "enqueue", "memory", "all").contains(command)) {
       throw new IllegalArgumentException("unknown command \"" + command + "\"");
     }
     List<Integer> jobs = null;

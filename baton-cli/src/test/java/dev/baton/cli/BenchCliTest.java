@@ -29,6 +29,20 @@ class BenchCliTest {
   }
 
   @Test
+  void theMemoryBenchmarkHoldsItsJobsInFlightAndFinishes() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "bench",
+            "memory",
+            "--jobs",
+            "30",
+            "--database-url",
+            TestDatabase.get().jdbcUrl());
+    assertThat(r.exitCode()).as(r.err()).isZero();
+  }
+
+  @Test
   void anUnknownBenchmarkIsAUsageError() {
     CliRunner.Result r = CliRunner.runRaw(Map.of(), "bench", "sprint");
     assertThat(r.exitCode()).isEqualTo(2);
