@@ -64,9 +64,16 @@ class DemoCliTest {
         .containsExactlyInAnyOrder("kill", "freeze", "backend_kill");
     assertThat(report.path("pods").findValuesAsText("fate"))
         .containsExactlyInAnyOrder("killed", "stopped", "stopped", "stopped");
+    long completedPerMetrics = 0;
     for (JsonNode pod : report.path("pods")) {
       assertThat(pod.path("metrics_url").asText()).startsWith("http://127.0.0.1:");
+      if (pod.path("fate").asText().equals("stopped")) {
+        // scraped from the pod's Prometheus endpoint just before it was stopped
+        assertThat(pod.path("completed_per_metrics").asLong()).as(pod.toString()).isNotNegative();
+        completedPerMetrics += pod.path("completed_per_metrics").asLong();
+      }
     }
+    assertThat(completedPerMetrics).as("completions counted by the pods' endpoints").isPositive();
 
     // Independently, from the database.
     String shop = schema + "_shop";

@@ -273,8 +273,11 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     meters.add(b.strongReference(true).register(registry));
   }
 
-  private void bindQueue(String queue) {
-    if (!queuesBound.add(queue)) {
+  // Synchronized: refresh() runs on the refresh thread and on callers' threads; a caller that
+  // sees a queue the other thread is still registering must wait until its gauges exist (a CI run
+  // once found none right after refresh() returned), and a close() must not race a registration.
+  private synchronized void bindQueue(String queue) {
+    if (closed || !queuesBound.add(queue)) {
       return;
     }
     for (String state : STATES) {
