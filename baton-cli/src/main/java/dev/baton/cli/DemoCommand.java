@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "The shop: places orders, each in one transaction with its confirmation-email job (about"
-          + " 5% roll back, as declined payments), and sends the emails from three worker pods"
+          + " 5%% roll back, as declined payments), and sends the emails from three worker pods"
           + " (separate JVMs) through a mail provider on loopback that honours Idempotency-Key"
           + " and refuses stale fences. One pod is killed right after the provider sent an email"
           + " and before the job was completed, one is frozen (SIGSTOP) past its lease with a"

@@ -191,4 +191,34 @@ class GlobalOptionsCliTest {
     all.addAll(List.of(more));
     return all.toArray(new String[0]);
   }
+
+  /**
+   * Every command's help renders without picocli falling back to the raw text (it warns on stderr
+   * when a description is not a valid format string, e.g. a lone '%').
+   */
+  @Test
+  void everyCommandsHelpIsAValidFormatString() {
+    java.io.PrintStream original = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true));
+    List<String> names = new java.util.ArrayList<>();
+    try {
+      picocli.CommandLine root =
+          BatonCli.commandLine(
+              new java.io.PrintWriter(java.io.Writer.nullWriter()),
+              new java.io.PrintWriter(java.io.Writer.nullWriter()),
+              Map.of());
+      java.util.Deque<picocli.CommandLine> todo = new java.util.ArrayDeque<>(List.of(root));
+      while (!todo.isEmpty()) {
+        picocli.CommandLine c = todo.pop();
+        names.add(c.getCommandSpec().qualifiedName());
+        assertThat(c.getUsageMessage()).isNotBlank();
+        todo.addAll(c.getSubcommands().values());
+      }
+    } finally {
+      System.setErr(original);
+    }
+    assertThat(names).contains("baton demo", "baton lab", "baton worker", "baton stats");
+    assertThat(captured.toString()).as("picocli warnings").isEmpty();
+  }
 }
