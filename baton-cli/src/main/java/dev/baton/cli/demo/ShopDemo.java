@@ -612,12 +612,12 @@ public final class ShopDemo {
                 + shop
                 + ".shop_order o WHERE o.id = l.order_id)");
     long rolledBackEmailed =
-        countIn(
+        longOf(
             ds,
             "SELECT count(*) FROM " + shop + ".mail_ledger WHERE order_id = ANY (?)",
             rolledBack);
     long committedNotEmailed =
-        countIn(
+        longOf(
             ds,
             "SELECT count(*) FROM unnest(?::bigint[]) AS c(id) WHERE NOT EXISTS (SELECT 1 FROM "
                 + shop
@@ -642,19 +642,15 @@ public final class ShopDemo {
             ds,
             "SELECT coalesce(sum((metadata->>'rescue_count')::int), 0) FROM "
                 + q
-                + ".job WHERE queue = '"
-                + QUEUE
-                + "'");
+                + ".job WHERE queue = ?",
+            QUEUE);
     long retries =
         longOf(
             ds,
-            "SELECT coalesce(sum(greatest(attempt - 1, 0)), 0) FROM "
-                + q
-                + ".job WHERE queue = '"
-                + QUEUE
-                + "'");
+            "SELECT coalesce(sum(greatest(attempt - 1, 0)), 0) FROM " + q + ".job WHERE queue = ?",
+            QUEUE);
     long rolledBackJobs =
-        countIn(
+        longOf(
             ds,
             "SELECT count(*) FROM " + q + ".job WHERE (args->>'orderId')::bigint = ANY (?)",
             rolledBack);
@@ -673,30 +669,30 @@ public final class ShopDemo {
     j.put("stale_writes_refused_by_fence", fencedByBaton);
 
     double span =
-        doubleOf(
-            ds,
-            "SELECT extract(epoch FROM max(finalized_at) - min(created_at)) FROM "
-                + q
-                + ".job WHERE queue = '"
-                + QUEUE
-                + "' AND state = 'completed'");
+        scalar(
+                ds,
+                "SELECT extract(epoch FROM max(finalized_at) - min(created_at)) FROM "
+                    + q
+                    + ".job WHERE queue = ? AND state = 'completed'",
+                QUEUE)
+            .doubleValue();
     json.put("throughput_jobs_per_s", span > 0 ? jobsCompleted / span : 0);
     ObjectNode lat = json.putObject("pickup_latency_ms");
     try (Connection c = ds.getConnection();
-        Statement stmt = c.createStatement();
-        ResultSet rs =
-            stmt.executeQuery(
+        PreparedStatement ps =
+            c.prepareStatement(
                 "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
                     + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms), count(*) FROM"
                     + " (SELECT extract(epoch FROM attempted_at - scheduled_at) * 1000 AS ms FROM "
                     + q
-                    + ".job WHERE queue = '"
-                    + QUEUE
-                    + "' AND state = 'completed' AND attempt = 1) x")) {
-      rs.next();
-      lat.put("p50", rs.getDouble(1));
-      lat.put("p99", rs.getDouble(2));
-      lat.put("jobs", rs.getLong(3));
+                    + ".job WHERE queue = ? AND state = 'completed' AND attempt = 1) x")) {
+      ps.setString(1, QUEUE);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        lat.put("p50", rs.getDouble(1));
+        lat.put("p99", rs.getDouble(2));
+        lat.put("jobs", rs.getLong(3));
+      }
     }
     json.put("elapsed_s", elapsed);
     json.set("faults", faults);
@@ -764,18 +760,22 @@ public final class ShopDemo {
             + rolledBackJobs
             + " jobs of rolled-back orders");
     if (settings.faults()) {
+      long killedKeyRows =
+          killedKey == null
+              ? 0
+              : longOf(
+                  ds,
+                  "SELECT count(*) FROM " + shop + ".mail_ledger WHERE idempotency_key = ?",
+                  killedKey);
       r.check(
           "kill: the email sent before the crash was not sent again",
-          killDone.get()
-              && killedKey != null
-              && provider.replayed() > 0
-              && keyRows(ds, killedKey) == 1,
+          killDone.get() && killedKey != null && provider.replayed() > 0 && killedKeyRows == 1,
           killDone.get()
               ? killedPod
                   + " killed after sending "
                   + killedKey
                   + "; "
-                  + keyRows(ds, killedKey)
+                  + killedKeyRows
                   + " ledger row(s) for it, "
                   + provider.replayed()
                   + " repeats suppressed by key"
@@ -815,51 +815,33 @@ public final class ShopDemo {
     return r.finish();
   }
 
-  private long keyRows(HikariDataSource ds, String key) {
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT count(*) FROM "
-                    + settings.shopSchema()
-                    + ".mail_ledger WHERE idempotency_key = ?")) {
-      ps.setString(1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } catch (SQLException e) {
-      return -1;
-    }
-  }
-
-  private static long countIn(HikariDataSource ds, String sql, Set<Long> ids) throws SQLException {
+  /**
+   * The first column of the one row {@code sql} returns; {@code binds} are set in order, a set of
+   * ids as a {@code bigint[]}.
+   */
+  private static Number scalar(HikariDataSource ds, String sql, Object... binds)
+      throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
-      Array a = c.createArrayOf("bigint", ids.toArray());
-      ps.setArray(1, a);
+      for (int i = 0; i < binds.length; i++) {
+        Object b = binds[i];
+        if (b instanceof Set<?> ids) {
+          Array a = c.createArrayOf("bigint", ids.toArray());
+          ps.setArray(i + 1, a);
+        } else {
+          ps.setObject(i + 1, b);
+        }
+      }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getLong(1);
+        Object v = rs.getObject(1);
+        return v == null ? 0 : (Number) v;
       }
     }
   }
 
-  private static long longOf(HikariDataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  private static double doubleOf(HikariDataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getDouble(1);
-    }
+  private static long longOf(HikariDataSource ds, String sql, Object... binds) throws SQLException {
+    return scalar(ds, sql, binds).longValue();
   }
 
   private void say(String line) {
