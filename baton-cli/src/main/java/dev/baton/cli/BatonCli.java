@@ -173,6 +173,9 @@ public final class BatonCli implements Callable<Integer> {
     cfg.setMaximumPoolSize(size);
     // A worker starts even while the database is briefly away; the client retries.
     cfg.setInitializationFailTimeout(-1);
+    // Named, not detected: a first connection cut during HikariCP's detection would leave the
+    // pool refusing every connection (see dev.baton.cli.demo.Pod).
+    cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     cfg.addDataSourceProperty("ApplicationName", "baton-cli");
     return new com.zaxxer.hikari.HikariDataSource(cfg);
   }

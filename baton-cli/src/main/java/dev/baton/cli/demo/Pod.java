@@ -6,9 +6,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.BatonException;
 import dev.baton.Counters;
 import dev.baton.JobContext;
 import dev.baton.JobHandler;
+import dev.baton.SchemaNotMigratedException;
 import dev.baton.cli.MetricsEndpoint;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -98,6 +100,13 @@ public final class Pod {
     pool.setMaximumPoolSize(concurrency + 6);
     pool.setConnectionTimeout(10_000);
     pool.addDataSourceProperty("ApplicationName", "baton-demo-" + node);
+    // A pod may start while the demo terminates every pod connection: do not fail on a first
+    // connection that is cut, the pool and the client retry.
+    pool.setInitializationFailTimeout(-1);
+    // Named, not detected: HikariCP detects the default isolation on its first connection, and if
+    // that connection is cut during the detection it keeps -1 and refuses every later connection
+    // ("Transaction isolation level -1 not supported"), so the pool never recovers.
+    pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     BatonConfig config =
         BatonConfig.builder()
             .schema(a.get("schema"))
@@ -116,7 +125,7 @@ public final class Pod {
                     OrderEmail.class,
                     new SendOrderEmailHandler(URI.create(a.get("provider")), node))
                 .build()) {
-      baton.start();
+      startRetrying(baton);
       ScheduledExecutorService ticker =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
@@ -137,6 +146,27 @@ public final class Pod {
       }
     }
     System.exit(0);
+  }
+
+  /**
+   * Starts the client, retrying for up to 30 s while the database refuses it (a start fails before
+   * anything runs when its first statement is cut, and can be tried again).
+   */
+  private static void startRetrying(Baton baton) throws InterruptedException {
+    long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        baton.start();
+        return;
+      } catch (SchemaNotMigratedException e) {
+        throw e;
+      } catch (BatonException e) {
+        if (System.nanoTime() > giveUp) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
   }
 
   private static void waitForStop() throws IOException {

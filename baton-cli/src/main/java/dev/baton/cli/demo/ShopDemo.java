@@ -238,9 +238,10 @@ public final class ShopDemo {
       throw new IllegalStateException(
           "worker pod "
               + p.name()
-              + " did not start within "
-              + POD_START_TIMEOUT.toSeconds()
-              + " s; its log ends with: "
+              + (p.isAlive()
+                  ? " did not start within " + POD_START_TIMEOUT.toSeconds() + " s"
+                  : " exited before it was ready")
+              + "; its log ends with: "
               + p.stderrTail());
     }
   }
