@@ -31,7 +31,9 @@ SET state = 'running',
 FROM picked
 WHERE j.id = picked.id
 RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
-          j.idempotency_key, j.metadata::text AS metadata, j.deadline_at,
+          j.idempotency_key, j.metadata::text AS metadata,
+          -- epoch microseconds: cheaper to read than a timestamptz through the driver
+          (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
           j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
           -- how long it had been due, for the pickup latency metric; by the database clock
           greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint

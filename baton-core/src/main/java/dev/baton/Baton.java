@@ -819,8 +819,9 @@ public final class Baton implements AutoCloseable {
   private ExecutorService newWorkers(int threads) {
     if (useVirtualThreads()) {
       try {
-        // Java 21+: Thread.ofVirtual().name("baton-worker-", 0).factory(), looked up at run time
-        // because the library targets Java 17.
+        // Java 21+: Thread.ofVirtual().name("baton-worker").factory(), looked up at run time
+        // because the library targets Java 17. One name for all (a thread dump tells them apart
+        // by id): a numbered name costs a string per job.
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         Object builder =
             lookup
@@ -832,9 +833,8 @@ public final class Baton implements AutoCloseable {
         Class<?> ofVirtual = Class.forName("java.lang.Thread$Builder$OfVirtual");
         builder =
             lookup
-                .findVirtual(
-                    ofVirtual, "name", MethodType.methodType(ofVirtual, String.class, long.class))
-                .invoke(builder, "baton-worker-", 0L);
+                .findVirtual(ofVirtual, "name", MethodType.methodType(ofVirtual, String.class))
+                .invoke(builder, "baton-worker");
         ThreadFactory factory =
             (ThreadFactory)
                 lookup

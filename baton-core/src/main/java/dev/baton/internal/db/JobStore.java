@@ -129,7 +129,9 @@ public final class JobStore {
       FROM picked
       WHERE j.id = picked.id
       RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
-                j.idempotency_key, j.metadata::text AS metadata, j.deadline_at,
+                j.idempotency_key, j.metadata::text AS metadata,
+                -- epoch microseconds: cheaper to read than a timestamptz through the driver
+                (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
                 j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
                 -- how long it had been due, for the pickup latency metric; by the database clock
                 greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
@@ -580,7 +582,7 @@ public final class JobStore {
         rs.getLong(i + 6),
         rs.getString(i + 7),
         rs.getString(i + 8),
-        instant(rs, i + 9),
+        instantOfMicros(rs.getLong(i + 9)),
         rs.getBoolean(i + 10),
         rs.getLong(i + 11));
   }
@@ -786,6 +788,12 @@ public final class JobStore {
     } else {
       ps.setObject(index, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
     }
+  }
+
+  /** The instant {@code micros} microseconds after the epoch. */
+  static Instant instantOfMicros(long micros) {
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
   }
 
   static Instant instant(ResultSet rs, int column) throws SQLException {
