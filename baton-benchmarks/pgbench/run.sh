@@ -43,14 +43,8 @@ N=${W1_N:-20000}; BATCH=${BATCH:-100}
 export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-bench} PGPASSWORD=${PGPASSWORD:-bench}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$DB")
 
-JAR=${BATON_BENCH_JAR:-$ROOT/baton-benchmarks/target/baton-benchmarks.jar}
-if [[ -z ${BATON_BENCH_JAR:-} ]]; then
-  if [[ ! -f $JAR || -n $(find "$ROOT/pom.xml" "$ROOT/baton-core/pom.xml" "$ROOT/baton-core/src/main" \
-        "$ROOT/baton-benchmarks/pom.xml" "$ROOT/baton-benchmarks/src/main" -newer "$JAR" -print -quit) ]]; then
-    echo "[pgbench/run.sh] building: mvn -q -B -DskipTests package -pl baton-benchmarks -am" >&2
-    (cd "$ROOT" && mvn -q -B -Dstyle.color=never -DskipTests package -pl baton-benchmarks -am </dev/null) >&2
-  fi
-fi
+source "$HERE/lib.sh"
+baton_bench_jar
 PGB_VERSION=$(pgbench --version | awk '{print $3}')
 LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 
@@ -58,31 +52,9 @@ LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" \
   -c "CREATE DATABASE $DB" >/dev/null
 psql -X -q -d postgres -c "CHECKPOINT" >/dev/null 2>&1 || echo "[pgbench/run.sh] CHECKPOINT not allowed; going on" >&2
-java -cp "$JAR" dev.baton.bench.pgbench.PrintSchema baton | "${PSQL[@]}" -1 -f - >/dev/null
-"${PSQL[@]}" -v n="$N" -f "$HERE/load.sql" >/dev/null
-
-# pgbench's report: processed transactions, tps (without initial connection time), latency avg
-parse() {
-  local out=$1
-  XACTS=$(awk -F': ' '/number of transactions actually processed/ {split($2,a,"/"); print a[1]}' <<<"$out")
-  TPS=$(awk '/^tps = / {print $3}' <<<"$out")
-  LAT=$(awk '/^latency average = / {print $4}' <<<"$out")
-  FAILED=$(awk -F': ' '/number of failed transactions/ {split($2,a," "); print a[1]}' <<<"$out")
-  FAILED=${FAILED:-0}
-}
-
-# enough script runs per client to drain N jobs, plus 2 spare: SKIP LOCKED may come back short at
-# the very end while other clients hold the last rows, and complete_and_claim completes a client's
-# last batch in the transaction after it
-T=$(( (N + BATCH * CLIENTS - 1) / (BATCH * CLIENTS) + 2 ))
-THREADS=$(( CLIENTS < 2 ? CLIENTS : 2 ))
-VARS=(-D queue=default -D batch="$BATCH" -D node=pgbench -D lease_ms=30000 -D 'timeout_kinds={}'
-      -D 'timeout_ms={}' -D default_timeout_ms=300000 -D 'ids={}' -D 'fences={}')
-CMD=(pgbench -n -M prepared -c "$CLIENTS" -j "$THREADS" -t "$T" "${VARS[@]}" -f "$HERE/$VARIANT.sql" "$DB")
-echo "[pgbench/run.sh] ${CMD[*]}" >&2
-OUT=$("${CMD[@]}" 2>&1) || { echo "$OUT" >&2; exit 1; }
-echo "$OUT" >&2
-parse "$OUT"
+baton_schema "$DB"
+baton_prefill "$DB" "$N"
+baton_pgbench "$DB" "$VARIANT" "$CLIENTS" "$N"
 read -r DONE RUNNING LEFT < <("${PSQL[@]}" -At -F ' ' -c "SELECT count(*) FILTER (WHERE state = 'completed'),
   count(*) FILTER (WHERE state = 'running'), count(*) FILTER (WHERE state = 'available') FROM baton.job")
 # elapsed time of the measured transactions = xacts / tps (pgbench excludes connection set-up)

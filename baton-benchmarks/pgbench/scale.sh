@@ -18,16 +18,14 @@ if [[ ! $DB =~ ^[a-z_][a-z0-9_]*$ || $DB != *bench* ]]; then
 fi
 export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-bench} PGPASSWORD=${PGPASSWORD:-bench}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$DB")
-JAR=${BATON_BENCH_JAR:-$ROOT/baton-benchmarks/target/baton-benchmarks.jar}
-[[ -f $JAR ]] || (cd "$ROOT" && mvn -q -B -DskipTests package -pl baton-benchmarks -am </dev/null >&2)
+source "$HERE/lib.sh"
+baton_bench_jar
 
 PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -d postgres \
   -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-java -cp "$JAR" dev.baton.bench.pgbench.PrintSchema baton | "${PSQL[@]}" -1 -f - >/dev/null
+baton_schema "$DB"
 
 BATCH=10; JOBS=20000
-VARS=(-D queue=default -D batch="$BATCH" -D node=pgbench -D lease_ms=30000 -D 'timeout_kinds={}'
-      -D 'timeout_ms={}' -D default_timeout_ms=300000 -D 'ids={}' -D 'fences={}')
 have=0
 for target in $STEPS; do
   add=$(( target > have ? target - have : 0 ))
@@ -45,13 +43,10 @@ SQL
     have=$target
   fi
   "${PSQL[@]}" -c 'VACUUM ANALYZE "baton".job' >/dev/null
-  "${PSQL[@]}" -v n="$JOBS" -f "$HERE/load.sql" >/dev/null
+  baton_prefill "$DB" "$JOBS"
   psql -X -q -d postgres -c "CHECKPOINT" >/dev/null 2>&1 || true
   SIZE=$("${PSQL[@]}" -At -c "SELECT pg_total_relation_size('\"baton\".job')")
-  OUT=$(pgbench -n -M prepared -c 1 -j 1 -t $(( JOBS / BATCH + 2 )) "${VARS[@]}" \
-        -f "$HERE/complete_and_claim.sql" "$DB" 2>&1) || { echo "$OUT" >&2; exit 1; }
-  LAT=$(awk '/^latency average = / {print $4}' <<<"$OUT")
-  TPS=$(awk '/^tps = / {print $3}' <<<"$OUT")
+  baton_pgbench "$DB" complete_and_claim 1 "$JOBS"
   LEFT=$("${PSQL[@]}" -At -c "SELECT count(*) FROM \"baton\".job WHERE state IN ('available', 'running')")
   printf 'RESULT {"system":"baton-sql","variant":"complete_and_claim","workload":"scale","finished_rows":%d,"table_bytes":%d,"clients":1,"batch":%d,"jobs":%d,"latency_avg_ms":%s,"tps":%s,"left":%d}\n' \
     "$target" "$SIZE" "$BATCH" "$JOBS" "$LAT" "$TPS" "$LEFT"
