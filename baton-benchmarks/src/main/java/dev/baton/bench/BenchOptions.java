@@ -58,7 +58,7 @@ record BenchOptions(
                     until all N started; virtual threads on Java 21+) (default --jobs 1000)
           all       drain, latency and enqueue with their defaults (--jobs applies to drain)
           harness   one run of the peers harness's external-command contract (settings from the
-                    environment; see docs/benchmarks.md)
+                    environment; see docs/BENCHMARKS.md)
           hardbyte  the adapter of hardbyte/postgresql-job-queue-benchmarking (settings from the
                     environment: DATABASE_URL, SCENARIO, PRODUCER_MODE, ...; JSONL on stdout)
         options:

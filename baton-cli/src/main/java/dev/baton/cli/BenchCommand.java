@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
       "  baton bench harness    (the peers harness's external-command contract; env settings)",
       "  baton bench hardbyte   (hardbyte/postgresql-job-queue-benchmarking's adapter; env)",
       "Without --database-url the first four start an embedded PostgreSQL. 'baton bench help'"
-          + " prints every option (and says 'unknown command'); docs/benchmarks.md has the side-by-side runs with the peers."
+          + " prints every option (and says 'unknown command'); docs/BENCHMARKS.md has the side-by-side runs with the peers."
     })
 final class BenchCommand extends BaseCommand implements Callable<Integer> {
 
