@@ -6,7 +6,12 @@ import dev.baton.Baton;
 import dev.baton.Counters;
 import dev.baton.JobRequest;
 import dev.baton.migrate.Migrator;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -306,27 +311,34 @@ public final class HarnessAdapter {
     long cpu1;
     try {
       worker.start();
-      for (int i = 0; i < warm; i++) {
-        via.enqueue(new BenchJobs.Ping(System.nanoTime(), 0, i));
-      }
-      awaitSeen(seen, warm);
-      Thread.sleep(s.w2IdleMs()); // workers idle and waiting
-
-      long intervalNs = 1_000_000_000L / rate;
-      protocol("BENCH_PHASE", "measure_start");
-      cpu0 = cpuNanos();
-      start = System.nanoTime() + 5_000_000L;
-      for (int i = 0; i < n; i++) {
-        long target = start + i * intervalNs;
-        long d;
-        while ((d = target - System.nanoTime()) > 0) {
-          LockSupport.parkNanos(d);
+      if (s.enqueueVia().equals("process")) {
+        long[] window = enqueueInChild(seen, warm, enq);
+        cpu0 = window[0];
+        start = window[1];
+        tEnq = window[2];
+      } else {
+        for (int i = 0; i < warm; i++) {
+          via.enqueue(new BenchJobs.Ping(System.nanoTime(), 0, i));
         }
-        long t = System.nanoTime();
-        via.enqueue(new BenchJobs.Ping(t, 1, i));
-        enq.add((System.nanoTime() - t) / 1e6);
+        awaitSeen(seen, warm);
+        Thread.sleep(s.w2IdleMs()); // workers idle and waiting
+
+        long intervalNs = 1_000_000_000L / rate;
+        protocol("BENCH_PHASE", "measure_start");
+        cpu0 = cpuNanos();
+        start = System.nanoTime() + 5_000_000L;
+        for (int i = 0; i < n; i++) {
+          long target = start + i * intervalNs;
+          long d;
+          while ((d = target - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(d);
+          }
+          long t = System.nanoTime();
+          via.enqueue(new BenchJobs.Ping(t, 1, i));
+          enq.add((System.nanoTime() - t) / 1e6);
+        }
+        tEnq = System.nanoTime();
       }
-      tEnq = System.nanoTime();
       awaitSeen(seen, (long) warm + n);
       cpu1 = cpuNanos();
       protocol("BENCH_PHASE", "measure_end");
@@ -346,6 +358,72 @@ public final class HarnessAdapter {
     r.put("duplicates", seen.get() - warm - n);
     r.put("baton_counters", counters(worker.counters()));
     return r;
+  }
+
+  /**
+   * BATON_ENQUEUE_VIA=process: runs {@link W2ProducerProcess} in a JVM of its own (this one's java
+   * and class path) through its warm-up, the idle time and the measured enqueues; fills {@code enq}
+   * with its enqueue call times. Returns {this process's CPU at measure_start, the child's first
+   * deadline, the child's time after its last enqueue call}, all {@code nanoTime}.
+   */
+  private long[] enqueueInChild(AtomicLong seen, int warm, List<Double> enq) throws Exception {
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(System.getProperty("java.home") + "/bin/java");
+    Process child =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                W2ProducerProcess.class.getName())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    try (BufferedReader out =
+            new BufferedReader(
+                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        Writer in = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8)) {
+      String ready = out.readLine();
+      long now = System.nanoTime();
+      if (ready == null || !ready.startsWith("READY ")) {
+        throw new IllegalStateException("the producer process did not start: " + ready);
+      }
+      long skew = now - Long.parseLong(ready.substring(6));
+      if (skew < 0 || skew > 1_000_000_000L) {
+        throw new IllegalStateException(
+            "the producer process's nanoTime is "
+                + skew / 1e6
+                + " ms behind this one's: not one machine-wide monotonic clock, so latencies across"
+                + " the two processes cannot be computed");
+      }
+      awaitSeen(seen, warm);
+      Thread.sleep(s.w2IdleMs()); // workers idle and waiting
+      protocol("BENCH_PHASE", "measure_start");
+      long cpu0 = cpuNanos();
+      in.write("GO\n");
+      in.flush();
+      String line;
+      long[] done = null;
+      while ((line = out.readLine()) != null) {
+        if (line.startsWith("ENQUEUE_MS ")) {
+          for (String v : line.substring(11).split(",")) {
+            enq.add(Double.parseDouble(v));
+          }
+        } else if (line.startsWith("DONE ")) {
+          String[] f = line.split(" ");
+          done = new long[] {cpu0, Long.parseLong(f[1]), Long.parseLong(f[2])};
+        }
+      }
+      if (!child.waitFor(timeoutNanos, TimeUnit.NANOSECONDS)
+          || child.exitValue() != 0
+          || done == null) {
+        throw new IllegalStateException("the producer process failed (see stderr)");
+      }
+      return done;
+    } finally {
+      child.destroyForcibly();
+    }
   }
 
   private void awaitSeen(AtomicLong seen, long target) throws Exception {

@@ -36,7 +36,9 @@ import java.util.Properties;
  *             Baton client in the same process, on its own pool, that works no queue; the working
  *             client then learns of each job only through LISTEN/NOTIFY (or the poll), as it would
  *             from a separate web process. Registered as its own label, like the harness's {@code
- *             dbscheduler-client}.
+ *             dbscheduler-client}. {@code process}: by {@link W2ProducerProcess}, a JVM of its own
+ *             started by the adapter (same java, same class path), so the enqueuing side shares
+ *             nothing with the worker but the database: a web process beside a worker process.
  *         <li>{@code BATON_BULK_CHUNK} [0 = one call]: W1 bulk enqueue in chunks of this many jobs
  *             per {@code enqueueMany} call. Default: one call with all jobs, as the peers do.
  *       </ul>
@@ -87,8 +89,9 @@ record HarnessSettings(
               + env("PGPASSWORD", "bench");
     }
     String via = env("BATON_ENQUEUE_VIA", "same");
-    if (!via.equals("same") && !via.equals("client")) {
-      throw new IllegalArgumentException("BATON_ENQUEUE_VIA must be same or client, got " + via);
+    if (!via.equals("same") && !via.equals("client") && !via.equals("process")) {
+      throw new IllegalArgumentException(
+          "BATON_ENQUEUE_VIA must be same, client or process, got " + via);
     }
     int concurrency = envInt("BATON_CONCURRENCY", 64);
     return new HarnessSettings(
@@ -143,6 +146,9 @@ record HarnessSettings(
   String wakeup() {
     BatonConfig d = BatonConfig.defaults();
     String poll = d.pollInterval().toMillis() + " ms poll fallback (jittered +-10%)";
+    if (workload.equals("w2") && enqueueVia.equals("process")) {
+      return "LISTEN/NOTIFY only (jobs enqueued by a separate producer process) + " + poll;
+    }
     if (workload.equals("w2") && enqueueVia.equals("client")) {
       return "LISTEN/NOTIFY only (jobs enqueued by a second Baton client on its own pool, no local"
           + " wake-up) + "
