@@ -3,6 +3,9 @@
 #   baton-benchmarks/bench.sh drain [--jobs 20000,100000] [--workers 64] [--database-url URL]
 #   baton-benchmarks/bench.sh latency [--jobs 500] [--rate 50]
 #   baton-benchmarks/bench.sh enqueue [--jobs 2000]
+#   baton-benchmarks/bench.sh sweep [--workers 1,2,4,8,16,32,64,128,256] [--jobs 20000] \
+#       [--rounds 3] [--csv sweep.csv] [--png sweep.png]
+#   baton-benchmarks/bench.sh plot --csv jdk17.csv,jdk25.csv --png sweep.png [--ref graphile=13288]
 #   baton-benchmarks/bench.sh all \
 #       --database-url 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres'
 # Build output and progress go to stderr; the block of figures is printed last, on stdout.

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +25,11 @@ import java.util.zip.ZipEntry;
  * java -jar baton-benchmarks/target/baton-benchmarks.jar drain [--jobs 20000,100000] [--workers 64]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar latency [--jobs 500] [--rate 50]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar enqueue [--jobs 2000]
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar sweep [--workers 1,2,4,...,256]
+ *     [--jobs 20000] [--rounds 1] [--csv sweep.csv] [--png sweep.png] [--label TEXT]
  *     ... [--database-url 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres']
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar plot --csv a.csv,b.csv --png out.png
+ *     [--title TEXT] [--ref graphile=13288,...]   (no database: draws what sweeps wrote)
  * java -jar baton-benchmarks/target/baton-benchmarks.jar hardbyte   (settings from the environment:
  *     hardbyte/postgresql-job-queue-benchmarking's adapter protocol, see HardbyteAdapter)
  * </pre>
@@ -43,14 +48,18 @@ public final class BenchMain {
   }
 
   /**
-   * Runs one command: {@code drain}, {@code latency}, {@code enqueue}, {@code all}; {@code harness}
-   * (the peers harness's external-command contract, settings from the environment) or {@code
-   * hardbyte} (hardbyte/postgresql-job-queue-benchmarking's adapter contract). Returns 0 when every
-   * run finished, 1 when one failed, 2 on bad usage.
+   * Runs one command: {@code drain}, {@code latency}, {@code enqueue}, {@code all}, {@code sweep}
+   * (drain at a list of worker counts, with a CSV and a PNG chart), {@code plot} (one chart from
+   * sweeps' CSVs); {@code harness} (the peers harness's external-command contract, settings from
+   * the environment) or {@code hardbyte} (hardbyte/postgresql-job-queue-benchmarking's adapter
+   * contract). Returns 0 when every run finished, 1 when one failed, 2 on bad usage.
    */
   public static int run(String[] args) {
     if (args.length > 0 && args[0].equals("harness")) {
       return HarnessAdapter.run();
+    }
+    if (args.length > 0 && args[0].equals("plot")) {
+      return plot(args);
     }
     if (args.length > 0 && args[0].equals("hardbyte")) {
       return dev.baton.bench.hardbyte.HardbyteAdapter.run(
@@ -89,6 +98,7 @@ public final class BenchMain {
           latency(db, opts.withoutWarmup(), figures, List.of(500));
           enqueue(db, opts.withoutWarmup(), figures, List.of(2_000));
         }
+        case "sweep" -> new SweepBench(db, opts, figures).run();
         default -> throw new IllegalStateException("unreachable: " + opts.command());
       }
     } catch (Throwable e) {
@@ -108,11 +118,15 @@ public final class BenchMain {
             + " cores, max heap "
             + Runtime.getRuntime().maxMemory() / (1 << 20)
             + " MiB; workers "
-            + opts.workers()
+            + (opts.sweep() != null
+                ? opts.sweep().workers().stream()
+                    .map(String::valueOf)
+                    .collect(Collectors.joining(","))
+                : opts.workers())
             + " ("
             + (Runtime.version().feature() >= 21 ? "virtual threads" : "platform threads")
             + "), pool of the working client "
-            + opts.poolSize());
+            + (opts.sweep() != null && opts.pool() == null ? "workers + 8" : opts.poolSize()));
     System.out.println("core    : " + coreFingerprint());
     System.out.print(figures.render());
     if (failure != null) {
@@ -124,6 +138,66 @@ public final class BenchMain {
     System.out.println(
         "    or  : baton-benchmarks/bench.sh " + shellWords(opts.rawArgs()) + "   (builds first)");
     return failure == null ? 0 : 1;
+  }
+
+  /**
+   * {@code plot}: reads the CSVs, draws one chart, prints a table of the medians. Exit 2 on bad
+   * usage or a file that is not a sweep CSV, 1 when the PNG cannot be written.
+   */
+  private static int plot(String[] args) {
+    PlotOptions opts;
+    try {
+      opts = PlotOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("baton-benchmarks: " + e.getMessage());
+      System.err.print(BenchOptions.USAGE);
+      return 2;
+    }
+    List<SweepCsv.Row> rows = new ArrayList<>();
+    try {
+      for (Path csv : opts.csvs()) {
+        rows.addAll(SweepCsv.read(csv));
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("baton-benchmarks: plot: " + e.getMessage());
+      return 2;
+    } catch (IOException e) {
+      System.err.println("baton-benchmarks: plot: cannot read the CSVs: " + e);
+      return 1;
+    }
+    List<ThroughputPlot.Series> series = ThroughputPlot.series(rows);
+    ThroughputPlot.Rendered png;
+    try {
+      png =
+          ThroughputPlot.write(
+              new ThroughputPlot.Chart(
+                  opts.title(), ThroughputPlot.subtitle(rows), series, opts.references()),
+              opts.png());
+    } catch (IOException | RuntimeException e) {
+      System.err.println("baton-benchmarks: plot: cannot write " + opts.png() + ": " + e);
+      return 1;
+    }
+    System.out.println();
+    System.out.println("==== Baton benchmark: plot (" + Instant.now() + ") ====");
+    System.out.println(
+        "series  : "
+            + series.size()
+            + " from "
+            + opts.csvs().stream().map(Path::toString).collect(Collectors.joining(", "))
+            + "; jobs/s, median over the rounds (min-max):");
+    SweepBench.medianTable(series).forEach(line -> System.out.println("          " + line));
+    for (ThroughputPlot.Reference r : opts.references()) {
+      System.out.printf(Locale.ROOT, "ref     : %s: %,.0f jobs/s%n", r.name(), r.jobsPerSecond());
+    }
+    System.out.println("png     : " + opts.png());
+    if (png.warning() != null) {
+      System.err.println("baton-benchmarks: plot: WARNING: " + png.warning());
+      System.out.println("WARNING : " + png.warning());
+    }
+    System.out.println(
+        "rerun   : java -jar baton-benchmarks/target/baton-benchmarks.jar "
+            + shellWords(List.of(args)));
+    return 0;
   }
 
   private static void drain(BenchDatabase db, BenchOptions opts, Figures f, List<Integer> jobs)

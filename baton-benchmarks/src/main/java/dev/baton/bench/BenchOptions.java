@@ -1,14 +1,19 @@
 package dev.baton.bench;
 
 import dev.baton.BatonConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The command line: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R] [--warmup N]
  * [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL] [--keep-schemas]
- * [--trace-sql] [--heartbeat-ms MS]}.
+ * [--trace-sql] [--heartbeat-ms MS]}; {@code sweep} also takes a list of worker counts and {@code
+ * [--rounds R] [--csv PATH] [--png PATH] [--label TEXT] [--title TEXT] [--ref NAME=JOBS_PER_S,...]}
+ * (see {@link Sweep}). The {@code plot} command has its own, {@link PlotOptions}.
  *
  * <p>Defaults depend on the command (see {@link BenchMain}); a value left unset is null here.
  */
@@ -26,6 +31,7 @@ record BenchOptions(
     boolean keepSchemas,
     boolean traceSql,
     Duration heartbeat,
+    Sweep sweep,
     List<String> rawArgs) {
 
   /** Workers (the queue's concurrency) when none is given. */
@@ -43,6 +49,32 @@ record BenchOptions(
   /** How long the latency benchmark lets the workers idle before measuring. */
   static final Duration DEFAULT_IDLE = Duration.ofSeconds(3);
 
+  /** The worker counts of a sweep when none are given. */
+  static final List<Integer> DEFAULT_SWEEP_WORKERS = List.of(1, 2, 4, 8, 16, 32, 64, 128, 256);
+
+  /** Jobs drained at each point of a sweep when no count is given. */
+  static final int DEFAULT_SWEEP_JOBS = 20_000;
+
+  /** The options only {@code sweep} takes. */
+  private static final Set<String> SWEEP_OPTIONS =
+      Set.of("--rounds", "--csv", "--png", "--label", "--title", "--ref");
+
+  /**
+   * What {@code sweep} does beyond one drain: the {@code workers} to drain at, in order, each
+   * round; {@code rounds} (at least 1) of all of them, interleaved so that drift of the machine's
+   * load spreads over every worker count; the series' {@code label} in the CSV and the plot
+   * (default {@code Baton, Java <feature version>}); and where to write the CSV and the PNG (null:
+   * not written), with the plot's {@code title} and reference lines.
+   */
+  record Sweep(
+      List<Integer> workers,
+      int rounds,
+      String label,
+      Path csv,
+      Path png,
+      String title,
+      List<ThroughputPlot.Reference> references) {}
+
   static final String USAGE =
       """
       usage: java -jar baton-benchmarks/target/baton-benchmarks.jar <command> [options]
@@ -57,13 +89,19 @@ record BenchOptions(
           memory    heap and RSS of a node holding N jobs in flight at once (handlers blocked
                     until all N started; virtual threads on Java 21+) (default --jobs 1000)
           all       drain, latency and enqueue with their defaults (--jobs applies to drain)
+          sweep     drain at each worker count of a list, all of them once per round; prints a
+                    table, writes a CSV row per (round, workers) and a PNG of jobs/s against
+                    workers (default --jobs 20000 --workers 1,2,4,8,16,32,64,128,256 --rounds 1)
+          plot      one PNG from the CSVs of sweeps, one series per label (e.g. two JDKs); no
+                    database: plot --csv A.csv[,B.csv...] --png OUT.png [--title T] [--ref ...]
           harness   one run of the peers harness's external-command contract (settings from the
                     environment; see docs/BENCHMARKS.md)
           hardbyte  the adapter of hardbyte/postgresql-job-queue-benchmarking (settings from the
                     environment: DATABASE_URL, SCENARIO, PRODUCER_MODE, ...; JSONL on stdout)
         options:
           --jobs N[,N...]       jobs per run; several values = several runs
-          --workers W           concurrency of the worked queue (default 64)
+          --workers W           concurrency of the worked queue (default 64);
+                                sweep: a list W,W,... (default 1,2,4,8,16,32,64,128,256)
           --rate R              latency: enqueues per second (default 50)
           --warmup N            warm-up jobs (drain 2000, latency 200, enqueue 200 + bulk 1000)
           --idle-ms MS          latency: idle time before each measured phase (default 3000)
@@ -78,6 +116,16 @@ record BenchOptions(
           --keep-schemas        keep the bench_* schemas (default: dropped at exit)
           --trace-sql           drain, enqueue: also print, per statement Baton ran, calls,
                                 time and rows per call (a diagnostic; adds a little overhead)
+          --rounds R            sweep: drain at every worker count R times, round by round
+                                (default 1); the plot shows medians with min-max whiskers
+          --csv PATH            sweep: write one row per (round, workers), rewritten after
+                                each point; plot: the sweep CSVs to draw (a list, or repeat)
+          --png PATH            sweep, plot: write the chart of jobs/s against workers
+          --label TEXT          sweep: the series' name in CSV and chart
+                                (default "Baton, Java <feature version>", e.g. "Baton, Java 17")
+          --title TEXT          sweep, plot: the chart's title
+          --ref NAME=V[,...]    sweep, plot: dashed reference lines at V jobs/s, e.g.
+                                graphile=13288,simple-java-batch=25282 (peers' W1 figures)
       """;
 
   /** Parses {@code args}; throws {@link IllegalArgumentException} with a message on bad input. */
@@ -86,9 +134,10 @@ record BenchOptions(
       throw new IllegalArgumentException("no command given");
     }
     String command = args[0];
-    if (!List.of("drain", "latency", "enqueue", "memory", "all").contains(command)) {
+    if (!List.of("drain", "latency", "enqueue", "memory", "all", "sweep").contains(command)) {
       throw new IllegalArgumentException("unknown command \"" + command + "\"");
     }
+    boolean isSweep = command.equals("sweep");
     List<Integer> jobs = null;
     int workers = DEFAULT_WORKERS;
     int rate = DEFAULT_RATE;
@@ -101,6 +150,13 @@ record BenchOptions(
     boolean keep = false;
     boolean trace = false;
     Duration heartbeat = null;
+    List<Integer> sweepWorkers = DEFAULT_SWEEP_WORKERS;
+    int rounds = 1;
+    String label = defaultLabel();
+    Path csv = null;
+    Path png = null;
+    String title = ThroughputPlot.DEFAULT_TITLE;
+    List<ThroughputPlot.Reference> refs = List.of();
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       String name = a;
@@ -118,6 +174,10 @@ record BenchOptions(
         trace = true;
         continue;
       }
+      if (!isSweep && SWEEP_OPTIONS.contains(name)) {
+        throw new IllegalArgumentException(
+            "option " + name + " is for sweep (and plot), not for " + command);
+      }
       if (value == null) {
         if (i + 1 >= args.length) {
           throw new IllegalArgumentException("option " + name + " needs a value");
@@ -130,8 +190,18 @@ record BenchOptions(
           for (String part : value.split(",")) {
             jobs.add(positive(name, part.replace("_", "")));
           }
+          if (isSweep && jobs.size() > 1) {
+            throw new IllegalArgumentException(
+                "--jobs of sweep is one count, drained at every point; got \"" + value + "\"");
+          }
         }
-        case "--workers" -> workers = positive(name, value);
+        case "--workers" -> {
+          if (isSweep) {
+            sweepWorkers = workerList(name, value);
+          } else {
+            workers = positive(name, value);
+          }
+        }
         case "--rate" -> rate = positive(name, value);
         case "--warmup" -> warmup = nonNegative(name, value);
         case "--idle-ms" -> idle = Duration.ofMillis(nonNegative(name, value));
@@ -140,8 +210,22 @@ record BenchOptions(
         case "--timeout-s" -> timeout = Duration.ofSeconds(positive(name, value));
         case "--database-url" -> url = value;
         case "--heartbeat-ms" -> heartbeat = Duration.ofMillis(positive(name, value));
+        case "--rounds" -> rounds = positive(name, value);
+        case "--csv" -> csv = PlotOptions.outputFile(name, value);
+        case "--png" -> png = PlotOptions.pngFile(name, value);
+        case "--label" -> label = PlotOptions.oneLine(name, value);
+        case "--title" -> title = PlotOptions.oneLine(name, value);
+        case "--ref" -> refs = PlotOptions.references(name, value);
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
+    }
+    Sweep sweepOptions = null;
+    if (isSweep) {
+      if (csv != null && png != null && csv.toAbsolutePath().equals(png.toAbsolutePath())) {
+        throw new IllegalArgumentException("--csv and --png name the same file: " + csv);
+      }
+      sweepOptions = new Sweep(sweepWorkers, rounds, label, csv, png, title, refs);
+      workers = sweepWorkers.get(0);
     }
     return new BenchOptions(
         command,
@@ -157,6 +241,7 @@ record BenchOptions(
         keep,
         trace,
         heartbeat,
+        sweepOptions,
         List.of(args));
   }
 
@@ -176,7 +261,33 @@ record BenchOptions(
         keepSchemas,
         traceSql,
         heartbeat,
+        sweep,
         rawArgs);
+  }
+
+  /** The same options with {@code w} workers: one point of a sweep. */
+  BenchOptions withWorkers(int w) {
+    return new BenchOptions(
+        command,
+        jobs,
+        w,
+        rate,
+        warmup,
+        idle,
+        bulk,
+        pool,
+        timeout,
+        databaseUrl,
+        keepSchemas,
+        traceSql,
+        heartbeat,
+        sweep,
+        rawArgs);
+  }
+
+  /** {@code Baton, Java 17}: the series name of a sweep run on this JVM. */
+  static String defaultLabel() {
+    return "Baton, Java " + Runtime.version().feature();
   }
 
   /** The config of a client that works queue {@code default} of {@code schema}. */
@@ -194,6 +305,33 @@ record BenchOptions(
    */
   int poolSize() {
     return pool != null ? pool : workers + 8;
+  }
+
+  /** Distinct positive worker counts, in the order given, e.g. {@code 1,2,4,8}. */
+  private static List<Integer> workerList(String name, String value) {
+    Set<Integer> out = new LinkedHashSet<>();
+    for (String part : value.split(",", -1)) {
+      int n;
+      try {
+        n = Integer.parseInt(part.strip().replace("_", ""));
+      } catch (NumberFormatException e) {
+        n = -1;
+      }
+      if (n <= 0) {
+        throw new IllegalArgumentException(
+            name
+                + " of sweep expects a list of positive whole numbers such as 1,2,4,8; got \""
+                + part
+                + "\" in \""
+                + value
+                + "\"");
+      }
+      if (!out.add(n)) {
+        throw new IllegalArgumentException(
+            name + " of sweep lists " + n + " twice in \"" + value + "\"; give each count once");
+      }
+    }
+    return List.copyOf(out);
   }
 
   private static int positive(String name, String v) {

@@ -41,8 +41,11 @@ final class DrainBench {
     this.figures = figures;
   }
 
-  /** One measured drain of {@code n} jobs (after a warm-up drain). */
-  void run(int n) throws Exception {
+  /**
+   * One measured drain of {@code n} jobs (after a warm-up drain) in a new schema; adds its figures
+   * and returns them.
+   */
+  Result run(int n) throws Exception {
     int warm = opts.warmup() != null ? opts.warmup() : 2_000;
     String label = "drain " + n;
     System.err.printf(
@@ -104,10 +107,15 @@ final class DrainBench {
           figures.add("", "  " + line);
         }
       }
+      return r;
     }
   }
 
-  private record Result(
+  /**
+   * The figures of one drain: times in ms from the {@code start()} call, and the CPU time of this
+   * whole process over the same span (the working client, and this benchmark's polling).
+   */
+  record Result(
       int n,
       double bulkMs,
       double startMs,
