@@ -30,6 +30,8 @@ import java.util.zip.ZipEntry;
  *     ... [--database-url 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres']
  * java -jar baton-benchmarks/target/baton-benchmarks.jar plot --csv a.csv,b.csv --png out.png
  *     [--title TEXT] [--ref graphile=13288,...]   (no database: draws what sweeps wrote)
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar soak [--rate 2000] [--minutes 30] [--csv PATH]
+ *     (options of its own, see SoakOptions; soak --help lists them)
  * java -jar baton-benchmarks/target/baton-benchmarks.jar hardbyte   (settings from the environment:
  *     hardbyte/postgresql-job-queue-benchmarking's adapter protocol, see HardbyteAdapter)
  * </pre>
@@ -50,11 +52,15 @@ public final class BenchMain {
   /**
    * Runs one command: {@code drain}, {@code latency}, {@code enqueue}, {@code all}, {@code sweep}
    * (drain at a list of worker counts, with a CSV and a PNG chart), {@code plot} (one chart from
-   * sweeps' CSVs); {@code harness} (the peers harness's external-command contract, settings from
+   * sweeps' CSVs); {@code soak} (a fixed rate for a long time, with options of its own, {@link
+   * SoakOptions}); {@code harness} (the peers harness's external-command contract, settings from
    * the environment) or {@code hardbyte} (hardbyte/postgresql-job-queue-benchmarking's adapter
    * contract). Returns 0 when every run finished, 1 when one failed, 2 on bad usage.
    */
   public static int run(String[] args) {
+    if (args.length > 0 && args[0].equals("soak")) {
+      return SoakBench.run(Arrays.asList(args).subList(1, args.length), System.out, System.err);
+    }
     if (args.length > 0 && args[0].equals("harness")) {
       return HarnessAdapter.run();
     }
@@ -224,7 +230,8 @@ public final class BenchMain {
     }
   }
 
-  private static String describe(BenchDatabase db) {
+  /** The server's version, where it is, and the settings of {@link BenchDatabase#describe()}. */
+  static String describe(BenchDatabase db) {
     Map<String, String> d = db.describe();
     String where = db.embedded() ? "embedded" : redact(db.jdbcUrl());
     return "PostgreSQL "

@@ -24,9 +24,10 @@ import picocli.CommandLine.Parameters;
       "  baton bench all",
       "  baton bench sweep [--workers 1,2,4,8] [--rounds 3] [--csv F] [--png F]",
       "  baton bench plot --csv A.csv,B.csv --png OUT.png [--ref NAME=JOBS_PER_S]",
+      "  baton bench soak [--rate 2000] [--minutes 30] [--csv PATH]   (soak --help)",
       "  baton bench harness    (the peers harness's external-command contract; env settings)",
       "  baton bench hardbyte   (hardbyte/postgresql-job-queue-benchmarking's adapter; env)",
-      "Without --database-url the first five start an embedded PostgreSQL. 'baton bench help'"
+      "Without --database-url the first six start an embedded PostgreSQL. 'baton bench help'"
           + " prints every option (and says 'unknown command'); docs/BENCHMARKS.md has the side-by-side runs with the peers."
     })
 final class BenchCommand extends BaseCommand implements Callable<Integer> {

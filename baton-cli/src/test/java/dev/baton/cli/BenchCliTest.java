@@ -43,6 +43,32 @@ class BenchCliTest {
   }
 
   @Test
+  void theSoakBenchmarkTakesItsOwnOptionsAndTheDatabaseOfTheRootOption() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "bench",
+            "soak",
+            "--rate",
+            "50",
+            "--seconds",
+            "2",
+            "--sample-s",
+            "1",
+            "--retention-s",
+            "1",
+            "--database-url",
+            TestDatabase.get().jdbcUrl());
+    assertThat(r.exitCode()).as(r.err()).isZero();
+  }
+
+  @Test
+  void aBadSoakOptionIsAUsageError() {
+    CliRunner.Result r = CliRunner.runRaw(Map.of(), "bench", "soak", "--rate", "fast");
+    assertThat(r.exitCode()).isEqualTo(2);
+  }
+
+  @Test
   void anUnknownBenchmarkIsAUsageError() {
     CliRunner.Result r = CliRunner.runRaw(Map.of(), "bench", "sprint");
     assertThat(r.exitCode()).isEqualTo(2);
