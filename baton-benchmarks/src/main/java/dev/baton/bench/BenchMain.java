@@ -115,15 +115,9 @@ public final class BenchMain {
     System.out.println("==== Baton benchmark: " + opts.command() + " (" + started + ") ====");
     System.out.println("server  : " + server);
     System.out.println(
-        "client  : Java "
-            + System.getProperty("java.version")
-            + " ("
-            + System.getProperty("java.vm.name")
-            + "), "
-            + Runtime.getRuntime().availableProcessors()
-            + " cores, max heap "
-            + Runtime.getRuntime().maxMemory() / (1 << 20)
-            + " MiB; workers "
+        "client  : "
+            + jvm()
+            + "; workers "
             + (opts.sweep() != null
                 ? opts.sweep().workers().stream()
                     .map(String::valueOf)
@@ -243,6 +237,21 @@ public final class BenchMain {
             .filter(e -> !e.getKey().equals("server_version"))
             .map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining(", "));
+  }
+
+  /**
+   * This JVM and what it may use: {@code Java 17.0.15 (OpenJDK ...), 2 cores, max heap 6028 MiB}.
+   */
+  static String jvm() {
+    return "Java "
+        + System.getProperty("java.version")
+        + " ("
+        + System.getProperty("java.vm.name")
+        + "), "
+        + Runtime.getRuntime().availableProcessors()
+        + " cores, max heap "
+        + Runtime.getRuntime().maxMemory() / (1 << 20)
+        + " MiB";
   }
 
   /** The first three fields of /proc/loadavg, or "?" where there is none. */

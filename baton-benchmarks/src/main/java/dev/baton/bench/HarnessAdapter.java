@@ -27,7 +27,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Baton as an external system of the peer-queue benchmark ({@code ../shared/bench/peers}, README
@@ -323,21 +322,15 @@ public final class HarnessAdapter {
         awaitSeen(seen, warm);
         Thread.sleep(s.w2IdleMs()); // workers idle and waiting
 
-        long intervalNs = 1_000_000_000L / rate;
         protocol("BENCH_PHASE", "measure_start");
         cpu0 = cpuNanos();
-        start = System.nanoTime() + 5_000_000L;
-        for (int i = 0; i < n; i++) {
-          long target = start + i * intervalNs;
-          long d;
-          while ((d = target - System.nanoTime()) > 0) {
-            LockSupport.parkNanos(d);
-          }
-          long t = System.nanoTime();
-          via.enqueue(new BenchJobs.Ping(t, 1, i));
-          enq.add((System.nanoTime() - t) / 1e6);
+        OpenLoop.Timing t =
+            OpenLoop.run(n, rate, (i, at) -> via.enqueue(new BenchJobs.Ping(at, 1, i)));
+        for (long c : t.callNanos()) {
+          enq.add(c / 1e6);
         }
-        tEnq = System.nanoTime();
+        start = t.startNanos();
+        tEnq = t.endNanos();
       }
       awaitSeen(seen, (long) warm + n);
       cpu1 = cpuNanos();

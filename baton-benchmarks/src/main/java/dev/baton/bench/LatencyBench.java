@@ -11,7 +11,6 @@ import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Pickup latency: a started client sits idle, then jobs are enqueued one at a time at a fixed rate
@@ -137,25 +136,19 @@ final class LatencyBench {
       AtomicLong seen,
       long seenBefore,
       List<ConcurrentLinkedQueue<Long>> latencies)
-      throws InterruptedException {
+      throws Exception {
     Thread.sleep(opts.idle().toMillis());
+    OpenLoop.Timing t =
+        OpenLoop.run(n, rate, (i, at) -> via.enqueue(new BenchJobs.Ping(at, phase, i)));
     List<Long> calls = new ArrayList<>(n);
-    long interval = 1_000_000_000L / rate;
-    long start = System.nanoTime() + 5_000_000L;
-    for (int i = 0; i < n; i++) {
-      long target = start + i * interval;
-      long d;
-      while ((d = target - System.nanoTime()) > 0) {
-        LockSupport.parkNanos(d);
-      }
-      long t = System.nanoTime();
-      via.enqueue(new BenchJobs.Ping(t, phase, i));
-      calls.add(System.nanoTime() - t);
+    for (long c : t.callNanos()) {
+      calls.add(c);
     }
-    long end = System.nanoTime();
     await(seen, seenBefore + n);
     return new Phase(
-        Samples.ofNanos(latencies.get(phase)), Samples.ofNanos(calls), n / ((end - start) / 1e9));
+        Samples.ofNanos(latencies.get(phase)),
+        Samples.ofNanos(calls),
+        n / ((t.endNanos() - t.startNanos()) / 1e9));
   }
 
   private void report(String label, String what, Phase p, int rate) {

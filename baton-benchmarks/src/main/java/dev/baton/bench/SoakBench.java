@@ -599,15 +599,8 @@ final class SoakBench {
   }
 
   private String client() {
-    return "Java "
-        + System.getProperty("java.version")
-        + " ("
-        + System.getProperty("java.vm.name")
-        + "), "
-        + Runtime.getRuntime().availableProcessors()
-        + " cores, max heap "
-        + Runtime.getRuntime().maxMemory() / (1 << 20)
-        + " MiB; worker pool "
+    return BenchMain.jvm()
+        + "; worker pool "
         + opts.poolSize()
         + ", producer pool "
         + PRODUCER_POOL;

@@ -8,7 +8,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.StringJoiner;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * W2's producer as a process of its own ({@code BATON_ENQUEUE_VIA=process}): a JVM that only
@@ -50,22 +49,15 @@ public final class W2ProducerProcess {
       if (!"GO".equals(go)) {
         throw new IOException("expected GO on stdin, got " + go);
       }
-      long intervalNs = 1_000_000_000L / s.w2Rate();
-      long start = System.nanoTime() + 5_000_000L;
+      OpenLoop.Timing t =
+          OpenLoop.run(
+              s.w2N(), s.w2Rate(), (i, at) -> client.enqueue(new BenchJobs.Ping(at, 1, i)));
       StringJoiner calls = new StringJoiner(",");
-      for (int i = 0; i < s.w2N(); i++) {
-        long target = start + i * intervalNs;
-        long d;
-        while ((d = target - System.nanoTime()) > 0) {
-          LockSupport.parkNanos(d);
-        }
-        long t = System.nanoTime();
-        client.enqueue(new BenchJobs.Ping(t, 1, i));
-        calls.add(String.format(Locale.ROOT, "%.4f", (System.nanoTime() - t) / 1e6));
+      for (long c : t.callNanos()) {
+        calls.add(String.format(Locale.ROOT, "%.4f", c / 1e6));
       }
-      long end = System.nanoTime();
       System.out.println("ENQUEUE_MS " + calls);
-      System.out.println("DONE " + start + " " + end);
+      System.out.println("DONE " + t.startNanos() + " " + t.endNanos());
     }
   }
 }

@@ -134,10 +134,12 @@ final class WorkerCommand extends BaseCommand implements Callable<Integer> {
     self.setContextClassLoader(loader);
     try {
       List<HandlerProvider> providers = loadProviders(loader);
-      // A pool, as an application would run the client: every queue's slots, plus the client's
-      // own connections (notifier, heartbeater, completer, maintenance).
+      // A pool, as an application would run the client (docs/operations.md, "Formula"): every
+      // queue's slots and two claim streams, plus the client's own connections (notifier,
+      // heartbeater, completer, cluster, maintenance) and one spare.
       int slots = config.queues().values().stream().mapToInt(QueueConfig::concurrency).sum();
-      try (HikariDataSource pool = root().pool(Math.min(slots + 6, 100))) {
+      int own = 2 * config.queues().size() + 6;
+      try (HikariDataSource pool = root().pool(Math.min(slots + own, 100))) {
         return run(pool, config, providers);
       }
     } finally {

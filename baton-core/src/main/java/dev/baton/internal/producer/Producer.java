@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims jobs of one queue into this node's free slots and hands them to the executor.
  *
- * <p>One thread, {@code baton-producer-<queue>}, sleeps until woken (a NOTIFY for its queue, a
+ * <p>Two threads ({@link #CLAIM_STREAMS}), {@code baton-producer-<queue>} and {@code
+ * baton-producer-<queue>-1}, share the queue's slots and buffer. Each sleeps until woken (a NOTIFY for its queue, a
  * local enqueue, a slot freed after a full claim) or until the jittered poll interval passes, then
  * claims as many jobs as it has free slots with one autocommit statement. A claim that filled every
  * free slot is followed by another as soon as a slot frees; a short claim means the queue is
@@ -34,6 +35,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class Producer {
   private static final Logger log = LoggerFactory.getLogger(Producer.class);
+
+  /**
+   * Claim loops per queue. A wake-up starts one of them; the second claims only when a wake-up
+   * comes while the first waits for its statement, which happens when the queue has a backlog and
+   * handlers free slots faster than one claim round trip. Two statements in flight keep the
+   * server busy while the client hands out the last batch: draining 100,000 no-op jobs went 8 to
+   * 18% faster than with one (docs/BENCHMARKS.md).
+   */
+  static final int CLAIM_STREAMS = 2;
 
   /** What a producer needs to claim. */
   public record Settings(
@@ -63,7 +73,7 @@ public final class Producer {
   private volatile boolean backlogged; // the last claim filled all it asked for
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
-  private final Thread thread;
+  private final Thread[] threads;
   private boolean wakeRequested; // guarded by lock
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
@@ -85,8 +95,12 @@ public final class Producer {
     this.held = held;
     this.counters = counters;
     this.settings = settings;
-    this.thread = new Thread(this::loop, "baton-producer-" + settings.queue());
-    this.thread.setDaemon(true);
+    this.threads = new Thread[CLAIM_STREAMS];
+    for (int i = 0; i < threads.length; i++) {
+      threads[i] =
+          new Thread(this::loop, "baton-producer-" + settings.queue() + (i == 0 ? "" : "-" + i));
+      threads[i].setDaemon(true);
+    }
   }
 
   /** The queue this producer claims from. */
@@ -105,7 +119,9 @@ public final class Producer {
         () -> {
           running = true;
           wakeRequested = true;
-          thread.start();
+          for (Thread t : threads) {
+            t.start();
+          }
         });
   }
 
@@ -114,7 +130,7 @@ public final class Producer {
     lock.lock();
     try {
       wakeRequested = true;
-      wake.signal();
+      wake.signalAll();
     } finally {
       lock.unlock();
     }
@@ -134,7 +150,10 @@ public final class Producer {
     if (!state.stop(this::requestStop)) {
       return;
     }
-    thread.join(Math.max(1, timeout.toMillis()));
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Thread t : threads) {
+      t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+    }
   }
 
   private void release() {
