@@ -24,12 +24,12 @@ import org.slf4j.LoggerFactory;
  * Claims jobs of one queue into this node's free slots and hands them to the executor.
  *
  * <p>Two threads ({@link #CLAIM_STREAMS}), {@code baton-producer-<queue>} and {@code
- * baton-producer-<queue>-1}, share the queue's slots and buffer. Each sleeps until woken (a NOTIFY for its queue, a
- * local enqueue, a slot freed after a full claim) or until the jittered poll interval passes, then
- * claims as many jobs as it has free slots with one autocommit statement. A claim that filled every
- * free slot is followed by another as soon as a slot frees; a short claim means the queue is
- * drained and the producer sleeps. Never more than the queue's concurrency is in flight; the
- * connection is back in the pool before any handler starts.
+ * baton-producer-<queue>-1}, share the queue's slots and buffer. Each sleeps until woken (a NOTIFY
+ * for its queue, a local enqueue, a slot freed after a full claim) or until the jittered poll
+ * interval passes, then claims as many jobs as it has free slots with one autocommit statement. A
+ * claim that filled every free slot is followed by another as soon as a slot frees; a short claim
+ * means the queue is drained and the producer sleeps. Never more than the queue's concurrency is in
+ * flight; the connection is back in the pool before any handler starts.
  *
  * <p>Not public API.
  */
@@ -39,9 +39,9 @@ public final class Producer {
   /**
    * Claim loops per queue. A wake-up starts one of them; the second claims only when a wake-up
    * comes while the first waits for its statement, which happens when the queue has a backlog and
-   * handlers free slots faster than one claim round trip. Two statements in flight keep the
-   * server busy while the client hands out the last batch: draining 100,000 no-op jobs went 8 to
-   * 18% faster than with one (docs/BENCHMARKS.md).
+   * handlers free slots faster than one claim round trip. Two statements in flight keep the server
+   * busy while the client hands out the last batch: draining 100,000 no-op jobs went 8 to 18%
+   * faster than with one (docs/BENCHMARKS.md).
    */
   static final int CLAIM_STREAMS = 2;
 
