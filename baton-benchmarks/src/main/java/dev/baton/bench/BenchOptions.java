@@ -159,15 +159,19 @@ record BenchOptions(
     Path png = null;
     String title = ThroughputPlot.DEFAULT_TITLE;
     List<ThroughputPlot.Reference> refs = List.of();
-    for (int i = 1; i < args.length; i++) {
-      String a = args[i];
-      String name = a;
-      String value = null;
-      int eq = a.indexOf('=');
-      if (a.startsWith("--") && eq > 0) {
-        name = a.substring(0, eq);
-        value = a.substring(eq + 1);
-      }
+    List<OptionWords.Option> options =
+        OptionWords.split(
+            List.of(args).subList(1, args.length),
+            Set.of("--keep-schemas", "--trace-sql"),
+            name -> {
+              if (!isSweep && SWEEP_OPTIONS.contains(name)) {
+                throw new IllegalArgumentException(
+                    "option " + name + " is for sweep (and plot), not for " + command);
+              }
+            });
+    for (OptionWords.Option o : options) {
+      String name = o.name();
+      String value = o.value();
       if (name.equals("--keep-schemas")) {
         keep = true;
         continue;
@@ -175,16 +179,6 @@ record BenchOptions(
       if (name.equals("--trace-sql")) {
         trace = true;
         continue;
-      }
-      if (!isSweep && SWEEP_OPTIONS.contains(name)) {
-        throw new IllegalArgumentException(
-            "option " + name + " is for sweep (and plot), not for " + command);
-      }
-      if (value == null) {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("option " + name + " needs a value");
-        }
-        value = args[++i];
       }
       switch (name) {
         case "--jobs" -> {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The command line of {@code plot}: {@code plot --csv A.csv[,B.csv...] --png OUT.png [--title T]
@@ -25,24 +26,19 @@ record PlotOptions(
     Path png = null;
     String title = ThroughputPlot.DEFAULT_TITLE;
     List<ThroughputPlot.Reference> refs = List.of();
-    for (int i = 1; i < args.length; i++) {
-      String name = args[i];
-      String value = null;
-      int eq = name.indexOf('=');
-      if (name.startsWith("--") && eq > 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      }
-      if (!List.of("--csv", "--png", "--title", "--ref", "--database-url").contains(name)) {
-        throw new IllegalArgumentException(
-            "unknown option " + name + " of plot; expected --csv, --png, --title or --ref");
-      }
-      if (value == null) {
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("option " + name + " needs a value");
-        }
-        value = args[++i];
-      }
+    List<OptionWords.Option> options =
+        OptionWords.split(
+            List.of(args).subList(1, args.length),
+            Set.of(),
+            name -> {
+              if (!List.of("--csv", "--png", "--title", "--ref", "--database-url").contains(name)) {
+                throw new IllegalArgumentException(
+                    "unknown option " + name + " of plot; expected --csv, --png, --title or --ref");
+              }
+            });
+    for (OptionWords.Option o : options) {
+      String name = o.name();
+      String value = o.value();
       switch (name) {
         case "--csv" -> {
           for (String part : value.split(",")) {

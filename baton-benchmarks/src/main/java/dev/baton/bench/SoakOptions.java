@@ -4,6 +4,7 @@ import dev.baton.BatonConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The command line of the soak benchmark: {@code soak [--rate R] [--minutes M | --seconds S]
@@ -98,41 +99,37 @@ record SoakOptions(
     Path csv = null;
     String url = null;
     boolean keep = false;
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      String name = a;
-      String value = null;
-      int eq = a.indexOf('=');
-      if (a.startsWith("--") && eq > 0) {
-        name = a.substring(0, eq);
-        value = a.substring(eq + 1);
-      }
+    List<String> known =
+        List.of(
+            "--rate",
+            "--minutes",
+            "--seconds",
+            "--sample-s",
+            "--workers",
+            "--work-ms",
+            "--retention-s",
+            "--csv",
+            "--database-url");
+    List<OptionWords.Option> options =
+        OptionWords.split(
+            args,
+            Set.of("--keep-schemas"),
+            name -> {
+              if (!known.contains(name)) {
+                throw new IllegalArgumentException(
+                    "unknown option " + name + " (see soak --help for the options)");
+              }
+            });
+    for (OptionWords.Option o : options) {
+      String name = o.name();
+      String value = o.value();
       if (name.equals("--keep-schemas")) {
         if (value != null) {
-          throw new IllegalArgumentException("option --keep-schemas takes no value, got " + a);
+          throw new IllegalArgumentException(
+              "option --keep-schemas takes no value, got " + o.word());
         }
         keep = true;
         continue;
-      }
-      if (!List.of(
-              "--rate",
-              "--minutes",
-              "--seconds",
-              "--sample-s",
-              "--workers",
-              "--work-ms",
-              "--retention-s",
-              "--csv",
-              "--database-url")
-          .contains(name)) {
-        throw new IllegalArgumentException(
-            "unknown option " + name + " (see soak --help for the options)");
-      }
-      if (value == null) {
-        if (i + 1 >= args.size()) {
-          throw new IllegalArgumentException("option " + name + " needs a value");
-        }
-        value = args.get(++i);
       }
       switch (name) {
         case "--rate" -> rate = whole(name, value, 1, MAX_RATE, "jobs per second");
