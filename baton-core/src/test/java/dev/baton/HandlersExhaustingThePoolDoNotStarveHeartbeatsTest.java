@@ -83,10 +83,12 @@ class HandlersExhaustingThePoolDoNotStarveHeartbeatsTest {
                           .build())
                   .handler(Hold.class, holdOn(poolB, effects))
                   .build()) {
-        a.start();
+        // Enqueued before A starts: once A's handlers hold every connection of its pool, an
+        // enqueue through that pool would wait for one.
         for (int i = 0; i < 3; i++) {
           a.enqueue(new Hold(i), EnqueueOptions.builder().queue("hold").build());
         }
+        a.start();
         // B starts once A holds all three, so only a rescue could give B a job.
         await().atMost(Duration.ofSeconds(10)).until(() -> a.counters().claimed() == 3);
         b.start();

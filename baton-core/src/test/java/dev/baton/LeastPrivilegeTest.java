@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.internal.db.JobStore;
 import dev.baton.migrate.Migrator;
 import dev.baton.testing.TestDatabase;
 import java.sql.Connection;
@@ -143,6 +144,16 @@ class LeastPrivilegeTest {
         assertThat(many.jobIds()[3]).isEqualTo(keyedId);
         for (int i = 0; i < 3; i++) {
           toComplete.add(many.jobIds()[i]);
+        }
+        // a bulk large enough to go by COPY (the role needs INSERT on the columns, USAGE on the
+        // identity sequence)
+        EnqueueManyResult copied =
+            baton.enqueueMany(
+                java.util.Collections.nCopies(
+                    JobStore.COPY_MIN_JOBS, JobRequest.of(new Work(8), opts)));
+        assertThat(copied.insertedCount()).isEqualTo(JobStore.COPY_MIN_JOBS);
+        for (long id : copied.jobIds()) {
+          toComplete.add(id);
         }
 
         await("jobs enqueued by the limited role complete")

@@ -67,6 +67,28 @@ public final class Db {
     }
   }
 
+  /**
+   * Runs {@code work} on {@code c} in one transaction: the caller's, when {@code c} is in one; else
+   * an explicit one, committed (or rolled back on any error) here, after which {@code c} is back in
+   * autocommit.
+   */
+  public static <T> T inOneTransaction(Connection c, ConnectionWork<T> work) throws SQLException {
+    if (!c.getAutoCommit()) {
+      return work.run(c);
+    }
+    c.setAutoCommit(false);
+    try {
+      T result = work.run(c);
+      c.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      rollbackQuietly(c, e);
+      throw e;
+    } finally {
+      restoreAutoCommit(c, true);
+    }
+  }
+
   private static void restoreAutoCommit(Connection c, boolean autoCommit) {
     try {
       c.setAutoCommit(autoCommit);
