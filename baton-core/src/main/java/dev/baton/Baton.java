@@ -180,16 +180,39 @@ public final class Baton implements AutoCloseable {
 
   /**
    * Enqueues {@code args} on the client's pool, committed when this returns. Producers of this
-   * client working the job's queue are woken at once.
+   * client working the job's queue are woken at once. When this client is started, works the job's
+   * queue with a slot free, and no job of that queue waits ahead of it, the job is claimed by this
+   * client in the insert itself and is returned already {@code RUNNING} ({@link
+   * BatonConfig.Builder#claimOnEnqueue(boolean)}).
    *
    * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
    * @throws InvalidJobException if the args are too large or cannot be serialised
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     JobStore.NewJob job = prepare(args, options);
-    JobRow row =
-        Db.inTransaction(
-            dataSource, "cannot enqueue job (kind=" + job.kind() + ")", c -> store.enqueue(c, job));
+    String what = "cannot enqueue job (kind=" + job.kind() + ")";
+    Producer local =
+        config.claimOnEnqueue() && job.runAt() == null ? producers.get(job.queue()) : null;
+    if (local != null && local.tryReserve()) {
+      // Claim on enqueue: the insert claims the job for this node when nothing waits ahead of it.
+      long claimedAt = System.nanoTime();
+      JobStore.EnqueuedClaim r;
+      try {
+        r =
+            Db.inTransaction(
+                dataSource, what, c -> store.enqueueClaiming(c, job, local.claimParams(1)));
+      } catch (RuntimeException e) {
+        local.unreserve();
+        throw e;
+      }
+      if (r.claimed() != null) {
+        local.startReserved(r.claimed(), claimedAt);
+      } else {
+        local.unreserve();
+      }
+      return new EnqueueResult(toJob(r.row()), r.row().existing());
+    }
+    JobRow row = Db.inTransaction(dataSource, what, c -> store.enqueue(c, job));
     wakeLocal(row.queue(), row.state());
     return new EnqueueResult(toJob(row), row.existing());
   }

@@ -84,6 +84,7 @@ public final class BatonConfig {
   private final Duration jobTimeout;
   private final Duration pollInterval;
   private final boolean pollOnly;
+  private final boolean claimOnEnqueue;
   private final Duration maintenanceInterval;
   private final boolean maintenanceEnabled;
   private final Duration leaderTtl;
@@ -115,6 +116,7 @@ public final class BatonConfig {
     this.jobTimeout = b.jobTimeout;
     this.pollInterval = b.pollInterval;
     this.pollOnly = b.pollOnly;
+    this.claimOnEnqueue = b.claimOnEnqueue;
     this.maintenanceInterval = b.maintenanceInterval;
     this.maintenanceEnabled = b.maintenanceEnabled;
     this.leaderTtl = b.leaderTtl;
@@ -185,6 +187,14 @@ public final class BatonConfig {
   /** Whether LISTEN/NOTIFY is off and the client only polls. */
   public boolean pollOnly() {
     return pollOnly;
+  }
+
+  /**
+   * Whether a job this client enqueues on its own pool, for a queue it works with a slot free, is
+   * claimed by this client in the insert itself (see {@link Builder#claimOnEnqueue(boolean)}).
+   */
+  public boolean claimOnEnqueue() {
+    return claimOnEnqueue;
   }
 
   /** The interval of the rescue and schedule passes. */
@@ -310,6 +320,7 @@ public final class BatonConfig {
     private Duration jobTimeout = DEFAULT_JOB_TIMEOUT;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private boolean pollOnly;
+    private boolean claimOnEnqueue = true;
     private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
     private boolean maintenanceEnabled = true;
     private Duration leaderTtl = DEFAULT_LEADER_TTL;
@@ -411,6 +422,20 @@ public final class BatonConfig {
      */
     public Builder pollOnly(boolean pollOnly) {
       this.pollOnly = pollOnly;
+      return this;
+    }
+
+    /**
+     * Claim on enqueue; default true. A started client that works the job's queue and has a slot
+     * free claims a job it enqueues (with {@code enqueue(args[, options])}, on its own pool, due
+     * now) in the insert itself, and runs it without a NOTIFY or a claim statement: one commit
+     * before the handler starts instead of two. Only when no job of that queue waits ahead of it
+     * (same or higher priority) and the queue is not paused; never for an enqueue in the caller's
+     * transaction, which must commit first. Turn it off to leave every job to whichever node claims
+     * first, e.g. when the enqueuing nodes should not also take the work they create.
+     */
+    public Builder claimOnEnqueue(boolean claimOnEnqueue) {
+      this.claimOnEnqueue = claimOnEnqueue;
       return this;
     }
 

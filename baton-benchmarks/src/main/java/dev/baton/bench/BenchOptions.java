@@ -82,7 +82,7 @@ record BenchOptions(
           drain     bulk-enqueue N no-op jobs, start a client, time until all are completed
                     (default --jobs 20000,100000)
           latency   pickup latency at a fixed enqueue rate: enqueued by the working client itself
-                    (local wake-up), then by a second client on its own pool (LISTEN/NOTIFY only)
+                    (claim on enqueue), then by a second client on its own pool (LISTEN/NOTIFY only)
                     (default --jobs 500 --rate 50)
           enqueue   one-at-a-time enqueue rate, then one enqueueMany of --bulk jobs
                     (default --jobs 2000)

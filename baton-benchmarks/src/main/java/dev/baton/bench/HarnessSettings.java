@@ -41,6 +41,10 @@ import java.util.Properties;
  *             nothing with the worker but the database: a web process beside a worker process.
  *         <li>{@code BATON_BULK_CHUNK} [0 = one call]: W1 bulk enqueue in chunks of this many jobs
  *             per {@code enqueueMany} call. Default: one call with all jobs, as the peers do.
+ *         <li>{@code BATON_CLAIM_ON_ENQUEUE} [true]: the working client's {@link
+ *             BatonConfig.Builder#claimOnEnqueue(boolean)}. With {@code BATON_ENQUEUE_VIA=same}
+ *             (W2), true lets an enqueue with a slot free claim its job in the insert; false
+ *             measures the NOTIFY-free local wake-up and a claim statement instead.
  *       </ul>
  * </ul>
  *
@@ -64,7 +68,8 @@ record HarnessSettings(
     int concurrency,
     int poolSize,
     String enqueueVia,
-    int bulkChunk) {
+    int bulkChunk,
+    boolean claimOnEnqueue) {
 
   /** Baton's schema: the default one. The database is created fresh for every run. */
   static final String SCHEMA = BatonConfig.DEFAULT_SCHEMA;
@@ -94,6 +99,11 @@ record HarnessSettings(
           "BATON_ENQUEUE_VIA must be same, client or process, got " + via);
     }
     int concurrency = envInt("BATON_CONCURRENCY", 64);
+    String claim = env("BATON_CLAIM_ON_ENQUEUE", "true");
+    if (!claim.equals("true") && !claim.equals("false")) {
+      throw new IllegalArgumentException(
+          "BATON_CLAIM_ON_ENQUEUE must be true or false, got " + claim);
+    }
     return new HarnessSettings(
         url,
         env("WORKLOAD", "w1"),
@@ -110,7 +120,8 @@ record HarnessSettings(
         concurrency,
         envInt("BATON_POOL", 10),
         via,
-        envInt("BATON_BULK_CHUNK", 0));
+        envInt("BATON_BULK_CHUNK", 0),
+        Boolean.parseBoolean(claim));
   }
 
   /** A fixed-size HikariCP pool (minimum idle = maximum, as HikariCP recommends). */
@@ -128,7 +139,11 @@ record HarnessSettings(
    * tuned.
    */
   BatonConfig workerConfig() {
-    return BatonConfig.builder().schema(SCHEMA).queue(QUEUE, concurrency).build();
+    return BatonConfig.builder()
+        .schema(SCHEMA)
+        .queue(QUEUE, concurrency)
+        .claimOnEnqueue(claimOnEnqueue)
+        .build();
   }
 
   /**
@@ -154,7 +169,10 @@ record HarnessSettings(
           + " wake-up) + "
           + poll;
     }
-    return "LISTEN/NOTIFY (pg_notify in the enqueue statement) + local wake-up of the enqueuing"
+    return (claimOnEnqueue
+            ? "claim in the insert when the enqueuing client has a slot free (claimOnEnqueue), else "
+            : "")
+        + "LISTEN/NOTIFY (pg_notify in the enqueue statement) + local wake-up of the enqueuing"
         + " client's own producer + "
         + poll;
   }
@@ -166,6 +184,7 @@ record HarnessSettings(
     tuning.put("concurrency", concurrency);
     tuning.put("hikariPoolSize", poolSize);
     tuning.put("enqueueVia", workload.equals("w2") ? enqueueVia : "same");
+    tuning.put("claimOnEnqueue", claimOnEnqueue);
     tuning.put(
         "bulkEnqueue",
         bulkChunk > 0 ? "enqueueMany chunks of " + bulkChunk : "one enqueueMany call");

@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Two measured phases on one working client:
  *
  * <ol>
- *   <li><b>same client</b>: enqueued by the working client itself, on its own pool; its producer is
- *       woken locally the moment the enqueue returns (the NOTIFY arrives too, later);
+ *   <li><b>same client</b>: enqueued by the working client itself, on its own pool: with a slot
+ *       free and nothing ahead, the insert claims the job and the client hands it to a worker as
+ *       the enqueue returns (claim on enqueue); otherwise its producer is woken locally;
  *   <li><b>separate client</b>: enqueued by a second client on a pool of its own, with no handlers
  *       or queues ({@code knownKinds}); it has no producer to wake, so pickup relies on the working
  *       client's LISTEN connection receiving the NOTIFY sent at commit (or, failing that, the 1 s
@@ -102,7 +103,8 @@ final class LatencyBench {
         Phase separate = measure(other, PHASE_SEPARATE, n, rate, seen, expected, latencies);
         expected += n;
 
-        report("latency same client", "enqueued by the working client (local wake-up)", same, rate);
+        report(
+            "latency same client", "enqueued by the working client (claim on enqueue)", same, rate);
         report(
             "latency separate client",
             "enqueued by a second client on its own pool (LISTEN/NOTIFY wake-up)",

@@ -56,6 +56,40 @@ public final class JobStore {
       SELECT ins.*, (SELECT count(*) FROM n) AS notified FROM ins
       """;
 
+  // Claim on enqueue: the same insert, but when nothing of the queue waits ahead of the job (an
+  // available job of the same or a higher priority, which a claim would take first) and the queue
+  // is not paused, the row is written already claimed by the enqueuing node, under a new fence,
+  // with lease and deadline as MARK_PICKED_RUNNING sets them. Otherwise it is a plain available
+  // insert with its NOTIFY. A job another claimer has locked but not yet committed still reads as
+  // available here, so it too keeps its place. Binds: queue, priority, queue, queue, kind, args,
+  // priority, max attempts, key, metadata, node id, lease ms, deadline ms, channel.
+  private static final String ENQUEUE_CLAIMING =
+      """
+      WITH go AS (
+        SELECT NOT EXISTS (SELECT 1 FROM %1$s.job
+                           WHERE state = 'available' AND queue = ? AND priority <= ?)
+           AND NOT EXISTS (SELECT 1 FROM %1$s.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
+           AS here
+      ),
+      ins AS (
+        INSERT INTO %1$s.job
+          (queue, kind, args, state, priority, max_attempts, idempotency_key, metadata, attempt,
+           attempted_at, attempted_by, lease_expires_at, deadline_at, fence)
+        SELECT ?, ?, ?::jsonb, CASE WHEN go.here THEN 'running' ELSE 'available' END, ?, ?, ?,
+               ?::jsonb, CASE WHEN go.here THEN 1 ELSE 0 END,
+               CASE WHEN go.here THEN now() END,
+               CASE WHEN go.here THEN ? END,
+               CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
+               CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
+               CASE WHEN go.here THEN nextval('%1$s.job_fence_seq') ELSE 0 END
+        FROM go
+        ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING %2$s, (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_us
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM ins WHERE state = 'available') q)
+      SELECT ins.*, (SELECT count(*) FROM n) AS notified FROM ins
+      """;
+
   private static final String GET_BY_KEY = "SELECT %2$s FROM %1$s.job WHERE idempotency_key = ?";
 
   private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
@@ -312,6 +346,7 @@ public final class JobStore {
 
   private final SchemaName schema;
   private final String enqueue;
+  private final String enqueueClaiming;
   private final String getByKey;
   private final String get;
   private final String enqueueMany;
@@ -333,6 +368,7 @@ public final class JobStore {
     this.schema = schema;
     String s = schema.quoted();
     this.enqueue = ENQUEUE.formatted(s, JOB_COLUMNS);
+    this.enqueueClaiming = ENQUEUE_CLAIMING.formatted(s, JOB_COLUMNS);
     this.getByKey = GET_BY_KEY.formatted(s, JOB_COLUMNS);
     this.get = GET.formatted(s, JOB_COLUMNS);
     this.enqueueMany = ENQUEUE_MANY.formatted(s);
@@ -407,6 +443,74 @@ public final class JobStore {
             + job.idempotencyKey()
             + "): the key conflicted but its job could not be read; is the transaction"
             + " REPEATABLE READ or SERIALIZABLE? Retry it");
+  }
+
+  /**
+   * An enqueue that may have claimed its job: {@code claimed} is the claim when the row was written
+   * running for the enqueuing node, else null ({@code row} is then available, or the existing job
+   * holding the key).
+   */
+  public record EnqueuedClaim(JobRow row, ClaimedJob claimed) {}
+
+  /**
+   * Inserts {@code job} (due now) claimed by {@code p.nodeId()} when no job of its queue waits
+   * ahead of it and the queue is not paused, else available; or returns the job already holding its
+   * idempotency key. Runs in whatever transaction {@code c} is in: the caller commits before the
+   * claim is acted on.
+   */
+  public EnqueuedClaim enqueueClaiming(Connection c, NewJob job, ClaimParams p)
+      throws SQLException {
+    if (job.runAt() != null) {
+      throw new IllegalArgumentException("a job with a run time is not claimed in its insert");
+    }
+    long timeoutMs = p.defaultTimeout().toMillis();
+    for (int k = 0; k < p.timeoutKinds().length; k++) {
+      if (p.timeoutKinds()[k].equals(job.kind())) {
+        timeoutMs = p.timeoutMillis()[k];
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(enqueueClaiming)) {
+      int i = 1;
+      ps.setString(i++, job.queue());
+      ps.setInt(i++, job.priority());
+      ps.setString(i++, job.queue());
+      ps.setString(i++, job.queue());
+      ps.setString(i++, job.kind());
+      ps.setString(i++, job.args());
+      ps.setInt(i++, job.priority());
+      ps.setInt(i++, job.maxAttempts());
+      ps.setString(i++, job.idempotencyKey());
+      ps.setString(i++, job.metadata());
+      ps.setString(i++, p.nodeId());
+      ps.setLong(i++, p.lease().toMillis());
+      ps.setLong(i++, timeoutMs + p.lease().toMillis());
+      ps.setString(i, schema.insertChannel());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          JobRow row = JobRow.read(rs, false);
+          if (!"running".equals(row.state())) {
+            return new EnqueuedClaim(row, null);
+          }
+          ClaimedJob claimed =
+              new ClaimedJob(
+                  row.id(),
+                  row.queue(),
+                  row.kind(),
+                  row.args(),
+                  row.attempt(),
+                  row.maxAttempts(),
+                  row.fence(),
+                  row.idempotencyKey(),
+                  row.metadata(),
+                  instantOfMicros(rs.getLong("deadline_us")),
+                  false,
+                  0L);
+          return new EnqueuedClaim(row, claimed);
+        }
+      }
+    }
+    // The key is held by another job: read it as a plain enqueue does.
+    return new EnqueuedClaim(enqueue(c, job), null);
   }
 
   /**

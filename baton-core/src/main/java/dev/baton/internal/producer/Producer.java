@@ -78,6 +78,10 @@ public final class Producer {
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
   private volatile boolean slotsWereFull;
+  // Enqueues claiming in their insert (see tryReserve) between reserving a slot and starting or
+  // handing back their job; stop() waits for them, so none starts after the client stopped.
+  private final AtomicInteger reservations = new AtomicInteger();
+  private final Condition noReservations = lock.newCondition();
 
   /** A producer for one queue; call {@link #start()}. */
   public Producer(
@@ -153,6 +157,95 @@ public final class Producer {
     long deadline = System.nanoTime() + timeout.toNanos();
     for (Thread t : threads) {
       t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+    }
+    lock.lock();
+    try {
+      // An enqueue holding a reservation is one statement away from starting its job or handing
+      // it back; the client's stop must not pass it.
+      long nanos = deadline - System.nanoTime();
+      while (reservations.get() > 0 && nanos > 0) {
+        nanos = noReservations.awaitNanos(nanos);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Reserves a slot for a job to be claimed in its own insert (claim on enqueue), or returns false:
+   * when the producer is not running, holds claimed jobs waiting for slots (a backlog, which the
+   * insert would not overtake anyway), or has no slot free. A true return must be followed by
+   * {@link #startReserved} or {@link #unreserve}.
+   */
+  public boolean tryReserve() {
+    if (!running || buffered.get() > 0) {
+      return false;
+    }
+    reservations.incrementAndGet(); // before reading running: stop() waits for it or we see stop
+    if (!running) {
+      reservationDone();
+      return false;
+    }
+    for (int n = inFlight.get(); n < settings.concurrency(); n = inFlight.get()) {
+      if (inFlight.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+    reservationDone();
+    return false;
+  }
+
+  /** The parameters a claim of up to {@code limit} jobs of this queue binds. */
+  public JobStore.ClaimParams claimParams(int limit) {
+    return new JobStore.ClaimParams(
+        settings.queue(),
+        limit,
+        settings.nodeId(),
+        settings.lease(),
+        settings.timeoutKinds(),
+        settings.timeoutMillis(),
+        settings.defaultTimeout());
+  }
+
+  /** Gives a reserved slot back unused: the job was not claimed in its insert. */
+  public void unreserve() {
+    try {
+      inFlight.decrementAndGet();
+      wake();
+    } finally {
+      reservationDone();
+    }
+  }
+
+  /**
+   * Runs {@code job}, claimed in its insert, in the reserved slot; {@code claimedAt} is the {@link
+   * System#nanoTime()} taken before the insert. If the producer stopped meanwhile, the job is
+   * handed back to the queue instead (available, attempt given back, fence-checked).
+   */
+  public void startReserved(ClaimedJob job, long claimedAt) {
+    try {
+      RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
+      held.add(rj);
+      counters.claimed.increment();
+      if (running) {
+        executor.execute(rj);
+      } else {
+        inFlight.decrementAndGet();
+        handBack(rj);
+      }
+    } finally {
+      reservationDone();
+    }
+  }
+
+  private void reservationDone() {
+    if (reservations.decrementAndGet() == 0) {
+      lock.lock();
+      try {
+        noReservations.signalAll();
+      } finally {
+        lock.unlock();
+      }
     }
   }
 
@@ -260,15 +353,7 @@ public final class Producer {
         return;
       }
       long claimedAt = System.nanoTime(); // before the claim: a safe bound for lease and deadline
-      JobStore.ClaimParams params =
-          new JobStore.ClaimParams(
-              settings.queue(),
-              limit,
-              settings.nodeId(),
-              settings.lease(),
-              settings.timeoutKinds(),
-              settings.timeoutMillis(),
-              settings.defaultTimeout());
+      JobStore.ClaimParams params = claimParams(limit);
       // Finished jobs waiting to be written ride along with the claim: one commit for both.
       List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
       List<ClaimedJob> claimed;
