@@ -18,6 +18,8 @@ class JobOutcomesTest {
 
   record Sleepy(int n) implements JobArgs {}
 
+  record Slow(int n) implements JobArgs {}
+
   private static final RetryPolicy FAST = (attempt, e) -> Duration.ofMillis(20);
 
   @Test
@@ -147,6 +149,64 @@ class JobOutcomesTest {
                 assertThat(e.error()).isEqualTo("timeout");
                 assertThat(e.message()).contains("timed out");
               });
+    }
+  }
+
+  @Test
+  void aShortTimeoutStartedAfterALongOneStillFiresOnTime() {
+    // One sweep serves every deadline of the node: a job whose deadline comes before the one the
+    // sweep is armed for (a later start, a shorter timeout) must bring the sweep forward.
+    try (Fixture f = new Fixture()) {
+      f.start(
+          f.config().queue("default", 4).retryPolicy((a, e) -> Duration.ofHours(1)).build(),
+          b ->
+              b.handler(
+                      Slow.class,
+                      Duration.ofMinutes(10),
+                      (ctx, a) -> Fixture.blockUntilInterrupted())
+                  .handler(
+                      Sleepy.class,
+                      Duration.ofMillis(300),
+                      (ctx, a) -> Fixture.blockUntilInterrupted()));
+      long slow = f.reader().enqueue(new Slow(1)).job().id();
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.job(slow).state() == JobState.RUNNING);
+      long quick = f.reader().enqueue(new Sleepy(2)).job().id();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> f.job(quick).state() == JobState.RETRYABLE);
+      assertThat(f.job(quick).errors())
+          .singleElement()
+          .satisfies(e -> assertThat(e.error()).isEqualTo("timeout"));
+      assertThat(f.job(slow).state()).isEqualTo(JobState.RUNNING);
+    }
+  }
+
+  @Test
+  void aLaterDeadlineStillFiresAfterTheSweepOfAnEarlierOne() {
+    // The sweep that times out the first job must arm the next for the deadline still pending.
+    try (Fixture f = new Fixture()) {
+      f.start(
+          f.config().queue("default", 4).retryPolicy((a, e) -> Duration.ofHours(1)).build(),
+          b ->
+              b.handler(
+                      Sleepy.class,
+                      Duration.ofMillis(300),
+                      (ctx, a) -> Fixture.blockUntilInterrupted())
+                  .handler(
+                      Slow.class,
+                      Duration.ofMillis(900),
+                      (ctx, a) -> Fixture.blockUntilInterrupted()));
+      long quick = f.reader().enqueue(new Sleepy(1)).job().id();
+      long later = f.reader().enqueue(new Slow(2)).job().id();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  f.job(quick).state() == JobState.RETRYABLE
+                      && f.job(later).state() == JobState.RETRYABLE);
+      assertThat(f.job(later).errors())
+          .singleElement()
+          .satisfies(e -> assertThat(e.error()).isEqualTo("timeout"));
     }
   }
 

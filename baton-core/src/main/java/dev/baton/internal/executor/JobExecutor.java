@@ -23,8 +23,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
@@ -75,7 +73,7 @@ public final class JobExecutor {
   private final HeldJobs held;
   private final NodeCounters counters;
   private final ExecutorService workers;
-  private final ScheduledExecutorService timer;
+  private final TimeoutSweeper timeouts;
   private final Settings settings;
   private final AtomicInteger active = new AtomicInteger();
   private static final ThreadLocal<RunningJob> CURRENT = new ThreadLocal<>();
@@ -100,7 +98,7 @@ public final class JobExecutor {
     this.held = held;
     this.counters = counters;
     this.workers = workers;
-    this.timer = timer;
+    this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
   }
 
@@ -481,15 +479,13 @@ public final class JobExecutor {
   }
 
   /**
-   * Sets the attempt's deadline ({@link System#nanoTime()} based) and (re)arms the timer that
-   * interrupts the handler at it.
+   * Sets the attempt's deadline ({@link System#nanoTime()} based) and makes sure a sweep interrupts
+   * the handler at it ({@link TimeoutSweeper}).
    */
   void rescheduleTimeout(RunningJob rj, long deadlineNanos) {
     rj.deadlineNanos(deadlineNanos);
-    long delay = Math.max(0, deadlineNanos - System.nanoTime());
-    ScheduledFuture<?> f =
-        timer.schedule(() -> rj.stop(StopReason.TIMED_OUT), delay, TimeUnit.NANOSECONDS);
-    rj.replaceTimeout(f);
+    rj.startTimeout();
+    timeouts.arm(deadlineNanos);
   }
 
   /** {@code d} in nanoseconds, saturating instead of overflowing. */

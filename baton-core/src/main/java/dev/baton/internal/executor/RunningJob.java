@@ -3,7 +3,6 @@ package dev.baton.internal.executor;
 import dev.baton.internal.db.ClaimedJob;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -11,9 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * (creates it), the executor thread (runs it), the heartbeater and notifier (may stop it) and the
  * completer (writes its finish).
  *
- * <p>The lock guards only the thread, the stop reason and the timeout timer, so an interrupt can
- * never hit a thread that has moved on to other work; nothing blocking happens under it. A {@link
- * ReentrantLock}, not {@code synchronized}, so a virtual thread holding it never pins its carrier.
+ * <p>The lock guards only the thread and the stop reason, so an interrupt can never hit a thread
+ * that has moved on to other work; nothing blocking happens under it. A {@link ReentrantLock}, not
+ * {@code synchronized}, so a virtual thread holding it never pins its carrier.
  *
  * <p>Not public API.
  */
@@ -29,7 +28,7 @@ public final class RunningJob {
   private final long claimedAtNanos;
   private volatile long deadlineNanos; // local monotonic clock; 0 until the executor sets it
   private volatile long leaseKnownUntilNanos;
-  private ScheduledFuture<?> timeout;
+  private volatile boolean timed; // the handler runs under its deadline (TimeoutSweeper)
 
   /**
    * Tracks {@code job}; {@code releaseSlot} gives its producer slot back once. {@code
@@ -173,20 +172,18 @@ public final class RunningJob {
     this.leaseKnownUntilNanos = nanos;
   }
 
-  void replaceTimeout(ScheduledFuture<?> next) {
-    lock.lock();
-    try {
-      if (timeout != null) {
-        timeout.cancel(false);
-      }
-      timeout = next;
-    } finally {
-      lock.unlock();
-    }
+  /** Puts the handler under its deadline: a sweep past it stops the job as timed out. */
+  void startTimeout() {
+    timed = true;
+  }
+
+  /** Whether the handler runs under its deadline (started, not yet returned). */
+  boolean timed() {
+    return timed;
   }
 
   void cancelTimeout() {
-    replaceTimeout(null);
+    timed = false;
   }
 
   void releaseSlot() {
