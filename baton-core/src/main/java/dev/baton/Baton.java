@@ -181,8 +181,8 @@ public final class Baton implements AutoCloseable {
   /**
    * Enqueues {@code args} on the client's pool, committed when this returns. Producers of this
    * client working the job's queue are woken at once. When this client is started, works the job's
-   * queue with a slot free, and no job of that queue waits ahead of it, the job is claimed by this
-   * client in the insert itself and is returned already {@code RUNNING} ({@link
+   * queue with a slot free, handles its kind, and no job of that queue waits ahead of it, the job
+   * is claimed by this client in the insert itself and is returned already {@code RUNNING} ({@link
    * BatonConfig.Builder#claimOnEnqueue(boolean)}).
    *
    * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
@@ -192,7 +192,9 @@ public final class Baton implements AutoCloseable {
     JobStore.NewJob job = prepare(args, options);
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
     Producer local =
-        config.claimOnEnqueue() && job.runAt() == null ? producers.get(job.queue()) : null;
+        config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())
+            ? producers.get(job.queue())
+            : null;
     if (local != null && local.tryReserve()) {
       // Claim on enqueue: the insert claims the job for this node when nothing waits ahead of it.
       long claimedAt = System.nanoTime();

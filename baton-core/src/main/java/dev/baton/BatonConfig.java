@@ -426,13 +426,14 @@ public final class BatonConfig {
     }
 
     /**
-     * Claim on enqueue; default true. A started client that works the job's queue and has a slot
-     * free claims a job it enqueues (with {@code enqueue(args[, options])}, on its own pool, due
-     * now) in the insert itself, and runs it without a NOTIFY or a claim statement: one commit
-     * before the handler starts instead of two. Only when no job of that queue waits ahead of it
-     * (same or higher priority) and the queue is not paused; never for an enqueue in the caller's
-     * transaction, which must commit first. Turn it off to leave every job to whichever node claims
-     * first, e.g. when the enqueuing nodes should not also take the work they create.
+     * Claim on enqueue; default true. A started client that works the job's queue, handles its kind
+     * and has a slot free claims a job it enqueues (with {@code enqueue(args[, options])}, on its
+     * own pool, due now) in the insert itself, and runs it without a NOTIFY or a claim statement:
+     * one commit before the handler starts instead of two. Only when no job of that queue waits
+     * ahead of it (same or higher priority) and the queue is not paused; never for an enqueue in
+     * the caller's transaction, which must commit first. Turn it off to leave every job to
+     * whichever node claims first, e.g. when the enqueuing nodes should not also take the work they
+     * create.
      */
     public Builder claimOnEnqueue(boolean claimOnEnqueue) {
       this.claimOnEnqueue = claimOnEnqueue;

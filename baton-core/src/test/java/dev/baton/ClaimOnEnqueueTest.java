@@ -28,6 +28,8 @@ class ClaimOnEnqueueTest {
 
   record Ping(int n) implements JobArgs {}
 
+  record Other(int n) implements JobArgs {}
+
   private static final Duration HOUR = Duration.ofHours(1);
 
   private static BatonConfig.Builder quiet(Fixture f, int slots) {
@@ -86,6 +88,19 @@ class ClaimOnEnqueueTest {
       await()
           .atMost(Duration.ofSeconds(10))
           .until(() -> f.job(second.job().id()).state() == JobState.COMPLETED);
+    }
+  }
+
+  @Test
+  void aKindTheClientDoesNotHandleIsLeftToANodeThatDoes() {
+    try (Fixture f = new Fixture()) {
+      Baton baton =
+          f.start(
+              quiet(f, 2).knownKinds(Other.class).build(),
+              b -> b.handler(Ping.class, (ctx, a) -> {}));
+      EnqueueResult r = baton.enqueue(new Other(1));
+      assertThat(r.job().state()).isEqualTo(JobState.AVAILABLE);
+      assertThat(r.job().attempt()).isZero();
     }
   }
 

@@ -50,18 +50,7 @@ public final class Db {
   public static <T> T inExplicitTransaction(
       DataSource dataSource, String what, ConnectionWork<T> work) {
     try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      c.setAutoCommit(false);
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException e) {
-        rollbackQuietly(c, e);
-        throw e;
-      } finally {
-        restoreAutoCommit(c, autoCommit);
-      }
+      return committed(c, work, c.getAutoCommit());
     } catch (SQLException e) {
       throw wrap(what, e);
     }
@@ -73,9 +62,15 @@ public final class Db {
    * autocommit.
    */
   public static <T> T inOneTransaction(Connection c, ConnectionWork<T> work) throws SQLException {
-    if (!c.getAutoCommit()) {
-      return work.run(c);
-    }
+    return c.getAutoCommit() ? committed(c, work, true) : work.run(c);
+  }
+
+  /**
+   * Runs {@code work} on {@code c} in an explicit transaction, committed here or rolled back on any
+   * error, then sets {@code c}'s autocommit to {@code restoreTo}.
+   */
+  private static <T> T committed(Connection c, ConnectionWork<T> work, boolean restoreTo)
+      throws SQLException {
     c.setAutoCommit(false);
     try {
       T result = work.run(c);
@@ -85,7 +80,7 @@ public final class Db {
       rollbackQuietly(c, e);
       throw e;
     } finally {
-      restoreAutoCommit(c, true);
+      restoreAutoCommit(c, restoreTo);
     }
   }
 

@@ -411,13 +411,7 @@ public final class JobStore {
       try (PreparedStatement ps = c.prepareStatement(enqueue)) {
         int i = 1;
         setInstant(ps, i++, job.runAt());
-        ps.setString(i++, job.queue());
-        ps.setString(i++, job.kind());
-        ps.setString(i++, job.args());
-        ps.setInt(i++, job.priority());
-        ps.setInt(i++, job.maxAttempts());
-        ps.setString(i++, job.idempotencyKey());
-        ps.setString(i++, job.metadata());
+        i = bindInsert(ps, i, job);
         ps.setString(i, schema.insertChannel());
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
@@ -443,6 +437,22 @@ public final class JobStore {
             + job.idempotencyKey()
             + "): the key conflicted but its job could not be read; is the transaction"
             + " REPEATABLE READ or SERIALIZABLE? Retry it");
+  }
+
+  /**
+   * Binds the inserted columns of {@code job} as ENQUEUE and ENQUEUE_CLAIMING list them, from
+   * parameter {@code i}: queue, kind, args, priority, max attempts, key, metadata. Returns the next
+   * parameter's index.
+   */
+  private static int bindInsert(PreparedStatement ps, int i, NewJob job) throws SQLException {
+    ps.setString(i++, job.queue());
+    ps.setString(i++, job.kind());
+    ps.setString(i++, job.args());
+    ps.setInt(i++, job.priority());
+    ps.setInt(i++, job.maxAttempts());
+    ps.setString(i++, job.idempotencyKey());
+    ps.setString(i++, job.metadata());
+    return i;
   }
 
   /**
@@ -474,13 +484,7 @@ public final class JobStore {
       ps.setString(i++, job.queue());
       ps.setInt(i++, job.priority());
       ps.setString(i++, job.queue());
-      ps.setString(i++, job.queue());
-      ps.setString(i++, job.kind());
-      ps.setString(i++, job.args());
-      ps.setInt(i++, job.priority());
-      ps.setInt(i++, job.maxAttempts());
-      ps.setString(i++, job.idempotencyKey());
-      ps.setString(i++, job.metadata());
+      i = bindInsert(ps, i, job);
       ps.setString(i++, p.nodeId());
       ps.setLong(i++, p.lease().toMillis());
       ps.setLong(i++, timeoutMs + p.lease().toMillis());
