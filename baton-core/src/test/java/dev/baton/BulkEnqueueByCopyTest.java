@@ -1,6 +1,7 @@
 package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.core.util.DefaultIndenter;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -202,6 +204,30 @@ class BulkEnqueueByCopyTest {
       assertThat(r.existing()[5]).isTrue();
       assertThat(r.jobIds()[5]).isEqualTo(first);
       assertThat(r.insertedCount()).isEqualTo(n - 1);
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(n);
+    }
+  }
+
+  @Test
+  @Timeout(60) // a connection left in COPY mode would hang the next call rather than fail it
+  void aLargeBulkWithOneBadRequestWritesNothingAndLeavesThePoolUsable() {
+    int n = JobStore.COPY_MIN_JOBS * 2;
+    try (Fixture f = new Fixture(1)) {
+      Baton client =
+          Baton.builder(f.dataSource())
+              .config(f.config().allowUnknownKinds(true).maxArgsBytes(1_000).build())
+              .build();
+      List<JobRequest> requests = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        requests.add(JobRequest.of(new Text(i == n - 10 ? "x".repeat(5_000) : "ok", i)));
+      }
+      assertThatThrownBy(() -> client.enqueueMany(requests))
+          .isInstanceOf(InvalidJobException.class)
+          .hasMessageContaining("request " + (n - 10));
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isZero();
+
+      requests.set(n - 10, JobRequest.of(new Text("ok", n - 10)));
+      assertThat(client.enqueueMany(requests).insertedCount()).isEqualTo(n);
       assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(n);
     }
   }

@@ -575,10 +575,15 @@ public final class JobStore {
       if (copied != n) {
         throw new BatonException("bulk enqueue copied " + copied + " rows of " + n);
       }
-    } finally {
+    } catch (SQLException | RuntimeException e) {
       if (copy.isActive()) {
-        copy.cancelCopy();
+        try {
+          copy.cancelCopy(); // the connection must leave COPY mode to be used again
+        } catch (SQLException cancel) {
+          e.addSuppressed(cancel);
+        }
       }
+      throw e;
     }
     String[] queues = jobs.stream().map(NewJob::queue).distinct().toArray(String[]::new);
     try (PreparedStatement ps = c.prepareStatement(NOTIFY_QUEUES)) {
