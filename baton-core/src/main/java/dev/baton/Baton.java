@@ -147,7 +147,12 @@ public final class Baton implements AutoCloseable {
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
     this.handlers = Collections.unmodifiableMap(new LinkedHashMap<>(b.handlers));
     this.schema = SchemaName.of(config.schema());
-    this.store = new JobStore(schema);
+    this.store =
+        new JobStore(
+            schema,
+            config.completedRetention().isZero() && !config.archiveFinished()
+                ? JobStore.CompletedRows.DELETED
+                : JobStore.CompletedRows.KEPT);
     this.clusterStore = new ClusterStore(schema);
     this.periodicJobs = List.copyOf(b.periodic.values());
     this.time = TimeSource.SYSTEM;

@@ -12,11 +12,14 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Invariant 3: at most one holder can change a job — every write with an old fence changes nothing.
  * Drives the store's statements directly, one holder at a time, and compares the whole row before
- * and after each stale write.
+ * and after each stale write. Completions that delete their row (completedRetention zero) are
+ * fenced the same way.
  */
 class OldFenceChangesNothingTest {
 
@@ -33,10 +36,12 @@ class OldFenceChangesNothingTest {
         Duration.ofMinutes(5));
   }
 
-  @Test
-  void everyWriteOfAHolderThatLostTheJobChangesNothing() throws Exception {
+  @ParameterizedTest
+  @EnumSource(JobStore.CompletedRows.class)
+  void everyWriteOfAHolderThatLostTheJobChangesNothing(JobStore.CompletedRows completed)
+      throws Exception {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      JobStore store = new JobStore(SchemaName.of(f.schema()), completed);
       long id = f.reader().enqueue(new Work(1)).job().id();
 
       ClaimedJob first = store.claim(f.dataSource(), claimBy("a")).get(0);
@@ -54,6 +59,7 @@ class OldFenceChangesNothingTest {
       List<Finish> staleWrites =
           List.of(
               Finish.completed(id, a),
+              new Finish(id, a, "completed", null, null, 0, "{\"x\":1}"),
               new Finish(id, a, "retryable", 1000L, "{\"error\":\"x\"}", 0, null),
               new Finish(id, a, "discarded", null, "{\"error\":\"x\"}", 0, null),
               new Finish(id, a, "cancelled", null, null, 0, null),
@@ -72,16 +78,25 @@ class OldFenceChangesNothingTest {
       try (Connection c = f.dataSource().getConnection()) {
         c.setAutoCommit(false);
         assertThat(store.completeIfHeld(c, id, a)).isFalse();
+        assertThat(store.finishIfHeld(c, Finish.completed(id, a))).isFalse();
         c.commit();
       }
+      JobStore.CompleteAndClaim cc =
+          store.completeAndClaim(f.dataSource(), List.of(Finish.completed(id, a)), claimBy("a"));
+      assertThat(cc.completed()).isEmpty();
+      assertThat(cc.claimed()).isEmpty();
       assertThat(row(f, id)).as("row after every stale write").isEqualTo(before);
 
       // The current holder's write goes through: the guard is the fence, not a blanket refusal.
       assertThat(store.finishIfHeld(f.dataSource(), List.of(Finish.completed(id, second.fence()))))
           .containsExactly(second.fence());
-      Job done = f.job(id);
-      assertThat(done.state()).isEqualTo(JobState.COMPLETED);
-      assertThat(done.fence()).isEqualTo(second.fence());
+      if (completed == JobStore.CompletedRows.KEPT) {
+        Job done = f.job(id);
+        assertThat(done.state()).isEqualTo(JobState.COMPLETED);
+        assertThat(done.fence()).isEqualTo(second.fence());
+      } else {
+        assertThat(f.count("SELECT count(*) FROM %s.job")).as("rows left").isZero();
+      }
     }
   }
 

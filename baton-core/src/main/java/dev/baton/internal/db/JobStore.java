@@ -208,6 +208,16 @@ public final class JobStore {
       WHERE j.id = locked.id
       RETURNING j.fence""";
 
+  // The same completion when completed jobs are not kept (completedRetention zero): the locked
+  // rows are deleted. A delete writes no new row version and no index entry, where the update
+  // writes both.
+  private static final String DELETE_LOCKED =
+      """
+      DELETE FROM %1$s.job j
+      USING locked
+      WHERE j.id = locked.id
+      RETURNING j.fence""";
+
   // The claim, one autocommit statement.
   private static final String CLAIM = "WITH " + PICK_AVAILABLE + "\n" + MARK_PICKED_RUNNING;
 
@@ -219,7 +229,7 @@ public final class JobStore {
       "WITH "
           + LOCK_HELD
           + ",\ndone AS (\n"
-          + COMPLETE_LOCKED.replace("RETURNING j.fence", "RETURNING j.id, j.fence")
+          + "%2$s"
           + "\n),\n"
           + PICK_AVAILABLE
           + ",\nclaimed AS (\n"
@@ -234,7 +244,7 @@ public final class JobStore {
 
   // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
   // that another holder claimed since, or that was rescued or cancelled, is not touched.
-  private static final String COMPLETE_MANY_IF_HELD = "WITH " + LOCK_HELD + "\n" + COMPLETE_LOCKED;
+  private static final String COMPLETE_MANY_IF_HELD = "WITH " + LOCK_HELD + "\n%2$s";
 
   // Any finish of many jobs in one statement, fenced and locked in id order like
   // COMPLETE_MANY_IF_HELD. Jobs made available again (zero snooze, hand-back) notify their queue.
@@ -265,11 +275,19 @@ public final class JobStore {
             lease_expires_at = NULL,
             deadline_at = NULL
         FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
-        WHERE j.id = locked.id
+        WHERE j.id = locked.id AND NOT (f.state = 'completed' AND %2$s)
         RETURNING j.id, j.fence, j.queue, j.state
+      ),
+      del AS (
+        DELETE FROM %1$s.job j
+        USING locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
+        WHERE j.id = locked.id AND f.state = 'completed' AND %2$s
+        RETURNING j.fence
       ),
       n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
       SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
+      UNION ALL
+      SELECT del.fence, NULL FROM del
       """;
 
   // Transactional completion, on the handler's own connection and transaction.
@@ -279,6 +297,9 @@ public final class JobStore {
       SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
       WHERE id = ? AND fence = ? AND state = 'running'
       """;
+
+  private static final String DELETE_IF_HELD =
+      "DELETE FROM %1$s.job WHERE id = ? AND fence = ? AND state = 'running'";
 
   // Lease extension for every job a node holds, in one statement. SKIP LOCKED: a row locked by
   // someone else (the handler's own transaction after ctx.completeIn, the completer) is skipped,
@@ -345,6 +366,7 @@ public final class JobStore {
       "SELECT coalesce(max(version), 0) FROM %1$s.migration WHERE line = 'queue'";
 
   private final SchemaName schema;
+  private final boolean deletesCompleted;
   private final String enqueue;
   private final String enqueueClaiming;
   private final String getByKey;
@@ -363,10 +385,26 @@ public final class JobStore {
   private final String cancel;
   private final String schemaVersion;
 
-  /** Prepares the SQL text for {@code schema}. */
+  /** What a completion does to the job's row. */
+  public enum CompletedRows {
+    /** The row is kept, state completed, until the cleaner's retention passes. */
+    KEPT,
+    /** The row is deleted by the completion itself (completedRetention zero, no archive). */
+    DELETED
+  }
+
+  /** Prepares the SQL text for {@code schema}, keeping completed rows. */
   public JobStore(SchemaName schema) {
+    this(schema, CompletedRows.KEPT);
+  }
+
+  /** Prepares the SQL text for {@code schema}, with completions that keep or delete their row. */
+  public JobStore(SchemaName schema, CompletedRows completed) {
     this.schema = schema;
     String s = schema.quoted();
+    boolean delete = completed == CompletedRows.DELETED;
+    this.deletesCompleted = delete;
+    String completeLocked = (delete ? DELETE_LOCKED : COMPLETE_LOCKED).formatted(s);
     this.enqueue = ENQUEUE.formatted(s, JOB_COLUMNS);
     this.enqueueClaiming = ENQUEUE_CLAIMING.formatted(s, JOB_COLUMNS);
     this.getByKey = GET_BY_KEY.formatted(s, JOB_COLUMNS);
@@ -376,14 +414,25 @@ public final class JobStore {
     this.drawIds = DRAW_IDS.formatted(s);
     this.copyJobs = COPY_JOBS.formatted(s);
     this.claim = CLAIM.formatted(s);
-    this.completeManyIfHeld = COMPLETE_MANY_IF_HELD.formatted(s);
-    this.completeAndClaim = COMPLETE_AND_CLAIM.formatted(s);
-    this.finishManyIfHeld = FINISH_MANY_IF_HELD.formatted(s);
-    this.completeIfHeld = COMPLETE_IF_HELD.formatted(s);
+    this.completeManyIfHeld = COMPLETE_MANY_IF_HELD.formatted(s, completeLocked);
+    this.completeAndClaim =
+        COMPLETE_AND_CLAIM.formatted(
+            s, completeLocked.replace("RETURNING j.fence", "RETURNING j.id, j.fence"));
+    this.finishManyIfHeld = FINISH_MANY_IF_HELD.formatted(s, delete);
+    this.completeIfHeld = (delete ? DELETE_IF_HELD : COMPLETE_IF_HELD).formatted(s);
     this.heartbeatIfHeld = HEARTBEAT_IF_HELD.formatted(s);
     this.extendIfHeld = EXTEND_IF_HELD.formatted(s);
     this.cancel = CANCEL.formatted(s);
     this.schemaVersion = SCHEMA_VERSION.formatted(s);
+  }
+
+  /**
+   * Whether a completion deletes its job's row. A running row then disappears only by its
+   * completion (the cleaner and the admin never delete a running job): a held job whose row is gone
+   * was completed, though not necessarily under this holder's fence.
+   */
+  public boolean deletesCompleted() {
+    return deletesCompleted;
   }
 
   /** The schema this store works on. */

@@ -20,6 +20,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -370,17 +371,21 @@ public final class JobExecutor {
             : new Finish(
                 job.id(), job.fence(), "retryable", retryDelay(job, null).toMillis(), err, 0, null);
     try {
-      JobRow after =
+      Optional<JobRow> after =
           Db.inTransaction(
               dataSource,
               "cannot check transactional completion of job (id=" + job.id() + ")",
               c -> {
                 c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
-                return store.finishIfHeld(c, finish) ? null : store.get(c, job.id());
+                return store.finishIfHeld(c, finish)
+                    ? null
+                    : Optional.ofNullable(store.get(c, job.id()));
               });
       if (after == null) {
         (last ? counters.discarded : counters.retried).increment();
-      } else if ("completed".equals(after.state()) && after.fence() == job.fence()) {
+      } else if (after.isEmpty()
+          ? store.deletesCompleted() // the running row is gone: its completion deleted it
+          : "completed".equals(after.get().state()) && after.get().fence() == job.fence()) {
         counters.completed.increment();
       } else {
         counters.fenced.increment();
@@ -389,7 +394,7 @@ public final class JobExecutor {
                 + " fence {}; this holder's result is dropped",
             job.id(),
             job.fence(),
-            after.fence());
+            after.map(r -> "" + r.fence()).orElse("none (deleted)"));
       }
     } catch (RuntimeException e) {
       log.warn(
