@@ -9,8 +9,8 @@
 # In the database the harness created (PG* from the harness): Baton's schema; a warm-up drain of
 # W1_WARM jobs; W1_N jobs pre-filled by one INSERT ... SELECT (timed as bulk_insert_ms; psql's
 # start included); then, between the BENCH_PHASE markers, pgbench drains them with
-# BATON_SQL_VARIANT [complete_and_claim] on BATON_SQL_CLIENTS [2] clients, BATCH [100] jobs per
-# claim, as run.sh does. total_ms = pgbench's transactions / tps (its connection set-up excluded).
+# BATON_SQL_VARIANT [complete_and_claim; or complete_and_claim_delete, claim_then_complete] on
+# BATON_SQL_CLIENTS [2] clients, BATCH [100] jobs per claim, as run.sh does. total_ms = pgbench's transactions / tps (its connection set-up excluded).
 # duplicates = jobs claimed more than once (attempt > 1); failed = jobs not completed.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -28,14 +28,14 @@ fail() {
 }
 [[ ${WORKLOAD:-} == w1 ]] || fail "baton-sql measures W1 only (got WORKLOAD=${WORKLOAD:-<unset>})"
 case $VARIANT in
-  complete_and_claim|claim_then_complete) ;;
-  *) fail "BATON_SQL_VARIANT=$VARIANT: expected complete_and_claim or claim_then_complete" ;;
+  complete_and_claim|complete_and_claim_delete|claim_then_complete) ;;
+  *) fail "BATON_SQL_VARIANT=$VARIANT: expected complete_and_claim, complete_and_claim_delete or claim_then_complete" ;;
 esac
 
 source "$HERE/lib.sh"
 baton_bench_jar
 baton_schema "$DB"
-echo 'BENCH_VERIFY {"completed_sql":"SELECT count(*) FROM baton.job WHERE state = '"'"'completed'"'"'","pending_sql":"SELECT count(*) FROM baton.job WHERE state IN ('"'"'available'"'"', '"'"'running'"'"', '"'"'scheduled'"'"', '"'"'retryable'"'"')","failed_sql":"SELECT count(*) FROM baton.job WHERE state = '"'"'discarded'"'"'"}'
+echo 'BENCH_VERIFY {"completed_sql":"SELECT ((SELECT count(*) FROM baton.job WHERE state = '"'"'completed'"'"') + (SELECT coalesce(sum(n), 0) FROM baton.job_completions))::bigint","pending_sql":"SELECT count(*) FROM baton.job WHERE state IN ('"'"'available'"'"', '"'"'running'"'"', '"'"'scheduled'"'"', '"'"'retryable'"'"')","failed_sql":"SELECT count(*) FROM baton.job WHERE state = '"'"'discarded'"'"'"}'
 
 if (( W1_WARM > 0 )); then
   baton_prefill "$DB" "$W1_WARM"
@@ -47,8 +47,11 @@ BULK_US=$(( ($(date +%s%N) - t0) / 1000 ))
 echo "BENCH_PHASE measure_start"
 baton_pgbench "$DB" "$VARIANT" "$CLIENTS" "$W1_N"
 echo "BENCH_PHASE measure_end"
+# completed = rows kept as completed + completions that deleted their row (the _delete variant,
+# whose duplicates cannot be seen in rows that are gone: a second claim of a job needs its row)
 read -r DONE DUPS < <("${PSQL[@]}" -At -F ' ' -c \
-  "SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FILTER (WHERE attempt > 1) FROM baton.job")
+  "SELECT count(*) FILTER (WHERE state = 'completed') + (SELECT coalesce(sum(n), 0) FROM baton.job_completions),
+   count(*) FILTER (WHERE attempt > 1) FROM baton.job")
 PGB_VERSION=$(pgbench --version | awk '{print $3}')
 awk -v n="$W1_N" -v warm="$W1_WARM" -v done="$DONE" -v dups="$DUPS" -v dur="$DUR_S" \
     -v bulk_us="$BULK_US" -v rnd="$ROUND" -v v="$VARIANT" -v c="$CLIENTS" -v b="$BATCH" \

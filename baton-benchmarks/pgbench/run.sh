@@ -7,7 +7,7 @@
 # fields of the driver's W1 rows; pgbench's own report goes to stderr.
 #
 #   baton-benchmarks/pgbench/run.sh w1 VARIANT CLIENTS [DB] [ROUND]
-#     VARIANT: complete_and_claim | claim_then_complete
+#     VARIANT: complete_and_claim | complete_and_claim_delete | claim_then_complete
 #     DB:      database to DROP and re-create [baton_pgbench]; its name must contain "bench"
 #
 # Environment: W1_N [20000] jobs, BATCH [100] jobs per claim (pgbench variable :batch),
@@ -31,8 +31,8 @@ if [[ $# -lt 3 || $1 != w1 ]]; then
 fi
 VARIANT=$2; CLIENTS=$3; DB=${4:-baton_pgbench}; ROUND=${5:-1}
 case $VARIANT in
-  complete_and_claim|claim_then_complete) ;;
-  *) echo "unknown variant $VARIANT (complete_and_claim | claim_then_complete)" >&2; exit 2 ;;
+  complete_and_claim|complete_and_claim_delete|claim_then_complete) ;;
+  *) echo "unknown variant $VARIANT (complete_and_claim | complete_and_claim_delete | claim_then_complete)" >&2; exit 2 ;;
 esac
 if [[ ! $DB =~ ^[a-z_][a-z0-9_]*$ || $DB != *bench* ]]; then
   echo "database name $DB: expected lower-case letters, digits and _, containing \"bench\"" \
@@ -55,7 +55,9 @@ psql -X -q -d postgres -c "CHECKPOINT" >/dev/null 2>&1 || echo "[pgbench/run.sh]
 baton_schema "$DB"
 baton_prefill "$DB" "$N"
 baton_pgbench "$DB" "$VARIANT" "$CLIENTS" "$N"
-read -r DONE RUNNING LEFT < <("${PSQL[@]}" -At -F ' ' -c "SELECT count(*) FILTER (WHERE state = 'completed'),
+# completed = rows kept as completed + completions that deleted their row (the _delete variant)
+read -r DONE RUNNING LEFT < <("${PSQL[@]}" -At -F ' ' -c "SELECT count(*) FILTER (WHERE state = 'completed')
+  + (SELECT coalesce(sum(n), 0) FROM baton.job_completions),
   count(*) FILTER (WHERE state = 'running'), count(*) FILTER (WHERE state = 'available') FROM baton.job")
 # elapsed time of the measured transactions = xacts / tps (pgbench excludes connection set-up)
 awk -v v="$VARIANT" -v c="$CLIENTS" -v b="$BATCH" -v n="$N" -v done="$DONE" -v running="$RUNNING" \

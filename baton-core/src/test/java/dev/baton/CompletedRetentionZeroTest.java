@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,6 +83,18 @@ class CompletedRetentionZeroTest {
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'completed'")).isZero();
       assertThat(f.count("SELECT count(*) FROM %s.job")).as("only the failed job is kept").isOne();
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'discarded'")).isOne();
+      // the deleted jobs are still counted: queue_stats sees every completion and the failure
+      assertThat(f.count("SELECT sum(n) FROM %s.job_completions")).isEqualTo(ok);
+      assertThat(f.count("SELECT completed_5m FROM %s.queue_stats WHERE queue = 'default'"))
+          .isEqualTo(ok);
+      assertThat(f.count("SELECT failed_5m FROM %s.queue_stats WHERE queue = 'default'")).isOne();
+      assertThat(
+              f.count(
+                  "SELECT count(*) FROM %s.queue_stats WHERE queue = 'default'"
+                      + " AND abs(failure_share_5m - 1.0 / "
+                      + (ok + 1)
+                      + ") < 1e-9"))
+          .isOne();
     }
   }
 
@@ -118,6 +132,9 @@ class CompletedRetentionZeroTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> baton.counters().completed() == ok && baton.counters().discarded() == 1);
     assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'completed'")).isEqualTo(ok);
+    assertThat(f.count("SELECT count(*) FROM %s.job_completions"))
+        .as("nothing counted twice")
+        .isZero();
   }
 
   @Test
@@ -163,6 +180,51 @@ class CompletedRetentionZeroTest {
       assertThat(f.count("SELECT count(*) FROM %s.effect")).as("one committed effect").isOne();
       await().atMost(Duration.ofSeconds(5)).until(() -> baton.counters().completed() == 1);
       assertThat(baton.counters().retried()).isOne();
+      assertThat(f.count("SELECT sum(n) FROM %s.job_completions")).as("counted once").isOne();
+    }
+  }
+
+  record Slow(int n) implements JobArgs {}
+
+  @Test
+  void anOpenHandlerTransactionThatCompletedItsJobHoldsUpNoOtherCompletion() throws Exception {
+    try (Fixture f = new Fixture()) {
+      CountDownLatch completedIn = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Baton baton =
+          f.start(
+              f.config()
+                  .queue("default", 4)
+                  .completedRetention(Duration.ZERO)
+                  .maintenanceEnabled(false)
+                  .build(),
+              b ->
+                  b.handler(Mail.class, (ctx, args) -> {})
+                      .handler(
+                          Slow.class,
+                          (ctx, args) -> {
+                            try (Connection c = f.dataSource().getConnection()) {
+                              c.setAutoCommit(false);
+                              ctx.completeIn(c);
+                              completedIn.countDown();
+                              release.await(); // the transaction stays open meanwhile
+                              c.commit();
+                            }
+                          }));
+      baton.enqueue(new Slow(1));
+      assertThat(completedIn.await(10, TimeUnit.SECONDS)).isTrue();
+      try {
+        for (int i = 0; i < 20; i++) {
+          baton.enqueue(new Mail(i));
+        }
+        // every other completion of this node and queue, in the same 10 s, goes through
+        await().atMost(Duration.ofSeconds(10)).until(() -> baton.counters().completed() == 20);
+      } finally {
+        release.countDown();
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> baton.counters().completed() == 21);
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isZero();
+      assertThat(f.count("SELECT sum(n) FROM %s.job_completions")).isEqualTo(21);
     }
   }
 
@@ -207,6 +269,7 @@ class CompletedRetentionZeroTest {
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE id = " + done.id())).isZero();
       assertThat(f.job(retried.id()).state()).isEqualTo(JobState.RETRYABLE);
       assertThat(f.job(stale.id()).state()).as("fenced off").isEqualTo(JobState.RUNNING);
+      assertThat(f.count("SELECT sum(n) FROM %s.job_completions WHERE node = 'a'")).isOne();
     }
   }
 }

@@ -61,7 +61,8 @@ class LeastPrivilegeTest {
                   s + ".node",
                   s + ".leader",
                   s + ".queue",
-                  s + ".periodic")
+                  s + ".periodic",
+                  s + ".job_completions")
               + " TO "
               + role);
       db.execute("GRANT SELECT ON " + s + ".migration, " + s + ".queue_stats TO " + role);
@@ -231,6 +232,38 @@ class LeastPrivilegeTest {
                 e -> assertThat(((SQLException) rootCause(e)).getSQLState()).isEqualTo("42501"));
         assertThat(db.queryLong("SELECT count(*) FROM " + s + ".job"))
             .isEqualTo(toComplete.size() + 3);
+      }
+
+      // a client that keeps no completed rows deletes them and counts them in job_completions
+      try (HikariDataSource limited = pool(urlAs(db.jdbcUrl(), role, password));
+          Baton deleting =
+              Baton.builder(limited)
+                  .config(
+                      BatonConfig.builder()
+                          .schema(schema)
+                          .queue("deleting", 4)
+                          .completedRetention(Duration.ZERO)
+                          .maintenanceInterval(Duration.ofMillis(50))
+                          .cleanInterval(Duration.ofMillis(50))
+                          .build())
+                  .handler(Work.class, (ctx, args) -> {})
+                  .build()) {
+        deleting.start();
+        EnqueueOptions opts = EnqueueOptions.builder().queue("deleting").build();
+        deleting.enqueue(new Work(10), opts);
+        deleting.enqueueMany(
+            java.util.Collections.nCopies(
+                JobStore.COPY_MIN_JOBS, JobRequest.of(new Work(11), opts)));
+        int total = JobStore.COPY_MIN_JOBS + 1;
+        await("jobs of a client that keeps no completed rows complete")
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> deleting.counters().completed() == total);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + ".job WHERE queue = 'deleting'"))
+            .isZero();
+        assertThat(
+                db.queryLong(
+                    "SELECT sum(n) FROM " + s + ".job_completions WHERE queue = 'deleting'"))
+            .isEqualTo(total);
       }
     } finally {
       db.execute("DROP OWNED BY " + role);

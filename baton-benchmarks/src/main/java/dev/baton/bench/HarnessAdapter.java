@@ -72,8 +72,16 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class HarnessAdapter {
   private static final String JOB = HarnessSettings.SCHEMA + ".job";
 
-  /** Jobs the queue's own table records as completed (completed rows are kept). */
-  static final String COMPLETED_SQL = "SELECT count(*) FROM " + JOB + " WHERE state = 'completed'";
+  /**
+   * Jobs the queue's own tables record as completed: the completed rows kept, plus the completions
+   * that deleted their row ({@code BATON_KEEP_COMPLETED=false}), counted in job_completions.
+   */
+  static final String COMPLETED_SQL =
+      "SELECT ((SELECT count(*) FROM "
+          + JOB
+          + " WHERE state = 'completed') + (SELECT coalesce(sum(n), 0) FROM "
+          + HarnessSettings.SCHEMA
+          + ".job_completions))::bigint";
 
   /**
    * Jobs enqueued and not finished: waiting, available, running or waiting for a retry. Served by

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.BatonConfig;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -41,6 +42,10 @@ import java.util.Properties;
  *             nothing with the worker but the database: a web process beside a worker process.
  *         <li>{@code BATON_BULK_CHUNK} [0 = one call]: W1 bulk enqueue in chunks of this many jobs
  *             per {@code enqueueMany} call. Default: one call with all jobs, as the peers do.
+ *         <li>{@code BATON_KEEP_COMPLETED} [true]: false sets {@link
+ *             BatonConfig.Builder#completedRetention} to zero, so a completion deletes its job's
+ *             row (counted in {@code job_completions}) instead of marking it completed, as
+ *             graphile-worker's completion does.
  *         <li>{@code BATON_CLAIM_ON_ENQUEUE} [true]: the working client's {@link
  *             BatonConfig.Builder#claimOnEnqueue(boolean)}. With {@code BATON_ENQUEUE_VIA=same}
  *             (W2), true lets an enqueue with a slot free claim its job in the insert; false
@@ -69,7 +74,8 @@ record HarnessSettings(
     int poolSize,
     String enqueueVia,
     int bulkChunk,
-    boolean claimOnEnqueue) {
+    boolean claimOnEnqueue,
+    boolean keepCompleted) {
 
   /** Baton's schema: the default one. The database is created fresh for every run. */
   static final String SCHEMA = BatonConfig.DEFAULT_SCHEMA;
@@ -104,6 +110,10 @@ record HarnessSettings(
       throw new IllegalArgumentException(
           "BATON_CLAIM_ON_ENQUEUE must be true or false, got " + claim);
     }
+    String keep = env("BATON_KEEP_COMPLETED", "true");
+    if (!keep.equals("true") && !keep.equals("false")) {
+      throw new IllegalArgumentException("BATON_KEEP_COMPLETED must be true or false, got " + keep);
+    }
     return new HarnessSettings(
         url,
         env("WORKLOAD", "w1"),
@@ -121,7 +131,8 @@ record HarnessSettings(
         envInt("BATON_POOL", 10),
         via,
         envInt("BATON_BULK_CHUNK", 0),
-        Boolean.parseBoolean(claim));
+        Boolean.parseBoolean(claim),
+        Boolean.parseBoolean(keep));
   }
 
   /** A fixed-size HikariCP pool (minimum idle = maximum, as HikariCP recommends). */
@@ -136,14 +147,19 @@ record HarnessSettings(
 
   /**
    * The config of the working client: the defaults plus the one queue it works. Nothing else is
-   * tuned.
+   * tuned, but for {@code BATON_KEEP_COMPLETED=false}: completedRetention zero, so completions
+   * delete their rows (and count them in job_completions).
    */
   BatonConfig workerConfig() {
-    return BatonConfig.builder()
-        .schema(SCHEMA)
-        .queue(QUEUE, concurrency)
-        .claimOnEnqueue(claimOnEnqueue)
-        .build();
+    BatonConfig.Builder b =
+        BatonConfig.builder()
+            .schema(SCHEMA)
+            .queue(QUEUE, concurrency)
+            .claimOnEnqueue(claimOnEnqueue);
+    if (!keepCompleted) {
+      b.completedRetention(Duration.ZERO);
+    }
+    return b.build();
   }
 
   /**
@@ -185,6 +201,11 @@ record HarnessSettings(
     tuning.put("hikariPoolSize", poolSize);
     tuning.put("enqueueVia", workload.equals("w2") ? enqueueVia : "same");
     tuning.put("claimOnEnqueue", claimOnEnqueue);
+    tuning.put(
+        "completedRows",
+        keepCompleted
+            ? "kept (completedRetention " + w.completedRetention() + ")"
+            : "deleted by the completion, counted in job_completions (completedRetention 0)");
     tuning.put(
         "bulkEnqueue",
         bulkChunk > 0 ? "enqueueMany chunks of " + bulkChunk : "one enqueueMany call");

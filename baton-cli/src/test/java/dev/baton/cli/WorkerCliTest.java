@@ -270,7 +270,7 @@ class WorkerCliTest {
       JsonNode started = MAPPER.readTree(worker.awaitLine("{\"event\":\"started\"", START));
       assertThat(started.path("node_id").asText()).isEqualTo(node);
       assertThat(started.path("schema").asText()).isEqualTo(fresh);
-      assertThat(started.path("migrated").toString()).isEqualTo("[1,2,3]");
+      assertThat(started.path("migrated").toString()).isEqualTo("[1,2,3,4]");
       assertThat(started.path("kinds").toString()).isEqualTo("[\"worker_ping\",\"worker_note\"]");
       assertThat(started.path("providers").toString())
           .isEqualTo("[\"dev.baton.cli.WorkerTestHandlers\"]");

@@ -106,8 +106,10 @@ public final class StatsAdmin {
 
     /**
      * Completions per second over the last 5 minutes ({@code completed5m / 300}), cluster-wide.
-     * Counts completed rows still kept, so it reads low when {@code completedRetention} is under 5
-     * minutes.
+     * Counts the completed rows still kept and the completions that deleted their row ({@code
+     * completedRetention} zero, counted in {@code job_completions}), so it reads low only while a
+     * {@code completedRetention} above zero and under 5 minutes removes rows before the window
+     * ends.
      */
     public double throughputPerSecond5m() {
       return (double) completed5m / WINDOW_5M_SECONDS;
@@ -115,7 +117,7 @@ public final class StatsAdmin {
 
     /**
      * Completions per second over the last hour ({@code completed1h / 3600}), cluster-wide. Reads
-     * low when {@code completedRetention} is under an hour.
+     * low when {@code completedRetention} is above zero and under an hour.
      */
     public double throughputPerSecond1h() {
       return (double) completed1h / WINDOW_1H_SECONDS;

@@ -26,12 +26,16 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 3;
+  public static final int QUEUE_VERSION = 4;
 
   private record Migration(int version, String name) {}
 
   private static final List<Migration> QUEUE =
-      List.of(new Migration(1, "job"), new Migration(2, "cluster"), new Migration(3, "stats"));
+      List.of(
+          new Migration(1, "job"),
+          new Migration(2, "cluster"),
+          new Migration(3, "stats"),
+          new Migration(4, "completions"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;

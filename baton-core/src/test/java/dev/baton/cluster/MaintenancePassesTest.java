@@ -193,6 +193,26 @@ class MaintenancePassesTest {
   }
 
   @Test
+  void cleanerDeletesCompletionCountsOlderThanADay() {
+    db.execute(
+        "INSERT INTO "
+            + schema
+            + ".job_completions (bucket, queue, node, n) VALUES (now(), 'q', 'a', 5),"
+            + " (now() - interval '12 hours', 'q', 'a', 3)");
+    Cleaner cleaner =
+        new Cleaner(
+            ds, ms, time, Duration.ofHours(24), Duration.ofDays(7), Duration.ofDays(7), 10, false);
+    cleaner.runOnce(lead);
+    assertThat(db.queryLong("SELECT sum(n) FROM " + schema + ".job_completions")).isEqualTo(8);
+    time.advance(Duration.ofHours(12).plusMinutes(1));
+    cleaner.runOnce(lead);
+    assertThat(db.queryLong("SELECT sum(n) FROM " + schema + ".job_completions")).isEqualTo(5);
+    time.advance(Duration.ofHours(12));
+    cleaner.runOnce(lead);
+    assertThat(db.queryLong("SELECT count(*) FROM " + schema + ".job_completions")).isZero();
+  }
+
+  @Test
   void cleanerWithArchiveMovesRowsWhole() {
     long id =
         db.queryLong(

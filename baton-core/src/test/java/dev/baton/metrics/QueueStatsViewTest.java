@@ -31,19 +31,28 @@ class QueueStatsViewTest {
   // The same figures by brute force: every row of the table, every error entry.
   private static final String DIRECT =
       """
-      WITH per_queue AS (
-        SELECT queue,
-               count(*) FILTER (WHERE state = 'available') AS available,
-               count(*) FILTER (WHERE state = 'scheduled') AS scheduled,
-               count(*) FILTER (WHERE state = 'retryable') AS retryable,
-               count(*) FILTER (WHERE state = 'running') AS running,
-               coalesce(extract(epoch FROM now() - min(scheduled_at) FILTER (
-                   WHERE state = 'available'))::float8, 0) AS oldest_available_age_s,
-               count(*) FILTER (WHERE state = 'completed'
-                                  AND finalized_at > now() - interval '5 minutes') AS completed_5m,
-               count(*) FILTER (WHERE state = 'completed'
-                                  AND finalized_at > now() - interval '1 hour') AS completed_1h
-        FROM %1$s.job GROUP BY queue
+      WITH queues AS (
+        SELECT queue FROM %1$s.job UNION SELECT queue FROM %1$s.job_completions
+      ), per_queue AS (
+        SELECT q.queue,
+               count(j.id) FILTER (WHERE j.state = 'available') AS available,
+               count(j.id) FILTER (WHERE j.state = 'scheduled') AS scheduled,
+               count(j.id) FILTER (WHERE j.state = 'retryable') AS retryable,
+               count(j.id) FILTER (WHERE j.state = 'running') AS running,
+               coalesce(extract(epoch FROM now() - min(j.scheduled_at) FILTER (
+                   WHERE j.state = 'available'))::float8, 0) AS oldest_available_age_s,
+               (count(j.id) FILTER (WHERE j.state = 'completed'
+                                      AND j.finalized_at > now() - interval '5 minutes')
+                + (SELECT coalesce(sum(n), 0) FROM %1$s.job_completions k
+                   WHERE k.queue = q.queue AND k.bucket > now() - interval '5 minutes'))::bigint
+                 AS completed_5m,
+               (count(j.id) FILTER (WHERE j.state = 'completed'
+                                      AND j.finalized_at > now() - interval '1 hour')
+                + (SELECT coalesce(sum(n), 0) FROM %1$s.job_completions k
+                   WHERE k.queue = q.queue AND k.bucket > now() - interval '1 hour'))::bigint
+                 AS completed_1h
+        FROM queues q LEFT JOIN %1$s.job j ON j.queue = q.queue
+        GROUP BY q.queue
       ), failed AS (
         SELECT j.queue,
                count(*) FILTER (WHERE (e ->> 'at')::timestamptz > now() - interval '5 minutes')
@@ -116,7 +125,7 @@ class QueueStatsViewTest {
         direct = rows(c, DIRECT.formatted(f.schema()));
         c.rollback();
       }
-      assertThat(view.keySet()).containsExactlyInAnyOrder("a", "c", "d");
+      assertThat(view.keySet()).containsExactlyInAnyOrder("a", "c", "d", "e");
       assertThat(view).isEqualTo(direct);
       // spot checks of the hand-made history (see insertHistory)
       Map<String, Object> a = view.get("a");
@@ -125,8 +134,10 @@ class QueueStatsViewTest {
       assertThat(a.get("retryable")).isEqualTo(1L);
       assertThat(a.get("running")).isEqualTo(1L);
       assertThat((double) a.get("oldest_available_age_s")).isBetween(119.0, 200.0);
-      assertThat(a.get("completed_5m")).isEqualTo(4L);
-      assertThat(a.get("completed_1h")).isEqualTo(6L);
+      assertThat(a.get("completed_5m")).isEqualTo(4L + 7L);
+      assertThat(a.get("completed_1h")).isEqualTo(6L + 7L + 3L);
+      assertThat(view.get("e").get("completed_5m")).isEqualTo(7L);
+      assertThat(view.get("e").get("available")).isEqualTo(0L);
       assertThat(a.get("failed_5m")).isEqualTo(4L);
       assertThat(a.get("failed_1h")).isEqualTo(9L);
       assertThat(view.get("d").get("failed_1h")).isEqualTo(1L + 2L + 2L);
@@ -145,7 +156,8 @@ class QueueStatsViewTest {
       insertHistory(f);
       f.execute("ANALYZE %s.job");
       String plan = explain(f, "");
-      assertThat(plan).doesNotContain("Seq Scan");
+      // (job_completions is small: a day of 10-second buckets per queue and node)
+      assertThat(plan).doesNotContain("Seq Scan on job ");
       assertThat(plan)
           .contains("job_claim_idx", "job_running_idx", "job_waiting_idx", "job_finalized_idx");
       // every part has an index path, whatever the statistics
@@ -241,6 +253,14 @@ class QueueStatsViewTest {
                 + err.formatted("x", "interval '2 hours'")
                 + "))")
             .replace("%s.job", f.schema() + ".job"));
+    // completions that deleted their row (completedRetention zero), by bucket, queue and node
+    f.execute(
+        "INSERT INTO %s.job_completions (bucket, queue, node, n) VALUES"
+            + " (now() - interval '1 minute', 'a', 'x', 5),"
+            + " (now() - interval '1 minute', 'a', 'y', 2),"
+            + " (now() - interval '30 minutes', 'a', 'x', 3),"
+            + " (now() - interval '2 hours', 'a', 'x', 100),"
+            + " (now() - interval '20 seconds', 'e', 'x', 7)");
   }
 
   /** Seconds and shares to the microsecond, whatever numeric type the SQL gave them. */

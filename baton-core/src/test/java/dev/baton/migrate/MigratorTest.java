@@ -60,12 +60,12 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     assertThat(migrator.currentVersion()).isZero();
 
-    assertThat(migrator.up()).containsExactly(1, 2, 3);
-    assertThat(migrator.currentVersion()).isEqualTo(3);
+    assertThat(migrator.up()).containsExactly(1, 2, 3, 4);
+    assertThat(migrator.currentVersion()).isEqualTo(4);
     assertThat(migrator.up()).isEmpty();
     assertThat(new Migrator(ds, schema).up()).isEmpty();
 
-    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(3);
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(4);
     assertThat(tableExists(schema, "job")).isTrue();
     assertThat(tableExists(schema, "leader")).isTrue();
     assertThat(tableExists(schema, "queue_stats")).isTrue();
@@ -78,8 +78,11 @@ class MigratorTest {
     assertThat(migrator.up(1)).containsExactly(1);
     DB.execute("INSERT INTO " + schema + ".job (kind) VALUES ('old_job')");
 
-    assertThat(migrator.up()).containsExactly(2, 3);
+    assertThat(migrator.up()).containsExactly(2, 3, 4);
     assertThat(DB.queryLong("SELECT count(*) FROM " + schema + ".job")).isEqualTo(1);
+    assertThat(DB.queryLong("SELECT sum(available) FROM " + schema + ".queue_stats")).isEqualTo(1);
+    assertThat(migrator.down(3)).containsExactly(4);
+    assertThat(tableExists(schema, "job_completions")).isFalse();
     assertThat(DB.queryLong("SELECT sum(available) FROM " + schema + ".queue_stats")).isEqualTo(1);
     assertThat(migrator.down(2)).containsExactly(3);
     assertThat(tableExists(schema, "queue_stats")).isFalse();
@@ -111,13 +114,13 @@ class MigratorTest {
       for (Future<List<Integer>> f : results) {
         applied.add(f.get(60, TimeUnit.SECONDS)); // throws if any up() failed
       }
-      assertThat(applied).filteredOn(a -> a.equals(List.of(1, 2, 3))).hasSize(1);
+      assertThat(applied).filteredOn(a -> a.equals(List.of(1, 2, 3, 4))).hasSize(1);
       assertThat(applied).filteredOn(List::isEmpty).hasSize(threads - 1);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(3);
-    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(3);
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(4);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(4);
   }
 
   @Test
@@ -133,7 +136,7 @@ class MigratorTest {
       try (HikariDataSource asOwner = new HikariDataSource()) {
         asOwner.setJdbcUrl(DB.jdbcUrlAs(role, password));
         asOwner.setMaximumPoolSize(2);
-        assertThat(new Migrator(asOwner, schema).up()).containsExactly(1, 2, 3);
+        assertThat(new Migrator(asOwner, schema).up()).containsExactly(1, 2, 3, 4);
         assertThatThrownBy(() -> new Migrator(asOwner, DB.newSchemaName()).up())
             .hasMessageContaining("permission denied");
       }
@@ -149,7 +152,7 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     migrator.up();
 
-    assertThat(migrator.down(0)).containsExactly(3, 2, 1);
+    assertThat(migrator.down(0)).containsExactly(4, 3, 2, 1);
 
     assertThat(tableExists(schema, "job")).isFalse();
     assertThat(tableExists(schema, "queue_stats")).isFalse();
@@ -159,7 +162,7 @@ class MigratorTest {
     assertThat(migrator.currentVersion()).isZero();
     assertThat(migrator.down()).isEmpty();
     // and the schema can be migrated again
-    assertThat(migrator.up()).containsExactly(1, 2, 3);
+    assertThat(migrator.up()).containsExactly(1, 2, 3, 4);
   }
 
   @Test
@@ -183,7 +186,7 @@ class MigratorTest {
       st.execute(script);
     }
 
-    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(3);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(4);
     assertThat(new Migrator(ds, schema).up()).as("nothing left to apply").isEmpty();
     try (Baton baton =
         Baton.builder(ds)
@@ -211,7 +214,7 @@ class MigratorTest {
     assertThatThrownBy(() -> new Migrator(ds, null))
         .isInstanceOf(InvalidConfigException.class)
         .hasMessageContaining("schema");
-    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(3);
+    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(4);
   }
 
   @Test

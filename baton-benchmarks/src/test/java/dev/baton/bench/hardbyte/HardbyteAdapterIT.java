@@ -87,7 +87,8 @@ class HardbyteAdapterIT {
       assertThat(descriptor.path("event_tables").toString()).isEqualTo("[\"" + schema + ".job\"]");
       assertThat(descriptor.path("extensions").toString()).isEqualTo("[]");
       assertThat(descriptor.path("version").asText()).startsWith("baton-core ");
-      assertThat(descriptor.path("schema_version").asText()).isEqualTo("3");
+      assertThat(descriptor.path("schema_version").asText())
+          .isEqualTo(Integer.toString(dev.baton.migrate.Migrator.QUEUE_VERSION));
       assertThat(descriptor.path("db_name").asText()).isEqualTo(databaseName(db.jdbcUrl()));
       assertThat(Instant.parse(descriptor.path("started_at").asText())).isBefore(Instant.now());
       assertThat(records.stream().skip(1).filter(r -> r.path("kind").asText().equals("descriptor")))

@@ -73,6 +73,16 @@ class PgbenchScriptsTest {
   }
 
   @Test
+  void completeAndClaimDeleteScriptRunsJobStoresDeletingCompleteAndClaim() throws Exception {
+    List<String> commands = sqlCommands(read("complete_and_claim_delete.sql"));
+    assertThat(commands).as("SQL commands of complete_and_claim_delete.sql").hasSize(1);
+    Split expected =
+        split(withVariables(jobStoreSql("completeAndClaim", "DELETED"), COMPLETE_AND_CLAIM_BINDS));
+    assertSameSql(
+        "complete_and_claim_delete.sql (its CTEs)", split(commands.get(0)).ctes(), expected.ctes());
+  }
+
+  @Test
   void claimThenCompleteScriptRunsJobStoresClaimThenCompleteManyIfHeld() throws Exception {
     List<String> commands = sqlCommands(read("claim_then_complete.sql"));
     assertThat(commands).as("SQL commands of claim_then_complete.sql").hasSize(2);
@@ -111,6 +121,11 @@ class PgbenchScriptsTest {
   @Test
   void claimThenCompleteDrainsTheQueueCompletingEveryJobOnce() throws Exception {
     drainAndCheck("claim_then_complete.sql");
+  }
+
+  @Test
+  void completeAndClaimDeleteDrainsTheQueueDeletingAndCountingEveryJobOnce() throws Exception {
+    drainAndCheck("complete_and_claim_delete.sql");
   }
 
   /**
@@ -170,6 +185,16 @@ class PgbenchScriptsTest {
       }
     }
 
+    if (scriptName.endsWith("_delete.sql")) {
+      assertThat(db.queryLong(count(schema, "true"))).as("rows left").isZero();
+      assertThat(
+              db.queryLong(
+                  "SELECT sum(n) FROM \""
+                      + schema
+                      + "\".job_completions WHERE queue = 'default' AND node = 'pgbench'"))
+          .isEqualTo(jobs);
+      return;
+    }
     assertThat(db.queryLong(count(schema, "state = 'completed'"))).isEqualTo(jobs);
     assertThat(db.queryLong(count(schema, "state <> 'completed'"))).isZero();
     assertThat(
@@ -196,12 +221,22 @@ class PgbenchScriptsTest {
 
   /** The text of a statement JobStore prepares for schema {@code baton} (a private field). */
   private static String jobStoreSql(String field) throws Exception {
+    return jobStoreSql(field, "KEPT");
+  }
+
+  /** The same, of a store whose completions keep ("KEPT") or delete ("DELETED") their rows. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static String jobStoreSql(String field, String completedRows) throws Exception {
     Class<?> schemaName = Class.forName("dev.baton.internal.db.SchemaName");
     Class<?> jobStore = Class.forName("dev.baton.internal.db.JobStore");
+    Class<? extends Enum> rows =
+        (Class<? extends Enum>) Class.forName("dev.baton.internal.db.JobStore$CompletedRows");
     Object store =
         jobStore
-            .getConstructor(schemaName)
-            .newInstance(schemaName.getMethod("of", String.class).invoke(null, "baton"));
+            .getConstructor(schemaName, rows)
+            .newInstance(
+                schemaName.getMethod("of", String.class).invoke(null, "baton"),
+                Enum.valueOf(rows, completedRows));
     Field f;
     try {
       f = jobStore.getDeclaredField(field);

@@ -209,14 +209,27 @@ public final class JobStore {
       RETURNING j.fence""";
 
   // The same completion when completed jobs are not kept (completedRetention zero): the locked
-  // rows are deleted. A delete writes no new row version and no index entry, where the update
-  // writes both.
+  // rows are deleted, as the CTE "done". A delete writes no new row version and no index entry,
+  // where the update writes both. COUNT_DONE must follow it.
   private static final String DELETE_LOCKED =
       """
       DELETE FROM %1$s.job j
       USING locked
       WHERE j.id = locked.id
-      RETURNING j.fence""";
+      RETURNING j.id, j.fence, j.queue, j.attempted_by""";
+
+  // Adds the jobs deleted by "done" to the completion counts (job_completions, schema version 4)
+  // of the current 10-second bucket, per queue and node (the holder's, attempted_by), so that
+  // queue_stats still counts them. One row per bucket, queue and node, updated in place.
+  private static final String COUNT_DONE_INSERT =
+      """
+      INSERT INTO %1$s.job_completions AS c (bucket, queue, node, n)
+      SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+             coalesce(attempted_by, ''), count(*)
+      FROM done GROUP BY queue, attempted_by
+      ON CONFLICT (bucket, queue, node) DO UPDATE SET n = c.n + excluded.n""";
+
+  private static final String COUNT_DONE = "counted AS (\n" + COUNT_DONE_INSERT + "\n)";
 
   // The claim, one autocommit statement.
   private static final String CLAIM = "WITH " + PICK_AVAILABLE + "\n" + MARK_PICKED_RUNNING;
@@ -230,7 +243,7 @@ public final class JobStore {
           + LOCK_HELD
           + ",\ndone AS (\n"
           + "%2$s"
-          + "\n),\n"
+          + "\n),\n%3$s"
           + PICK_AVAILABLE
           + ",\nclaimed AS (\n"
           + MARK_PICKED_RUNNING
@@ -244,7 +257,17 @@ public final class JobStore {
 
   // Plain completions of many jobs in one statement, each matched on (id, fence, running): a row
   // that another holder claimed since, or that was rescued or cancelled, is not touched.
-  private static final String COMPLETE_MANY_IF_HELD = "WITH " + LOCK_HELD + "\n%2$s";
+  private static final String COMPLETE_MANY_IF_HELD = "WITH " + LOCK_HELD + "\n" + COMPLETE_LOCKED;
+
+  // The same when completed jobs are not kept.
+  private static final String DELETE_MANY_IF_HELD =
+      "WITH "
+          + LOCK_HELD
+          + ",\ndone AS (\n"
+          + DELETE_LOCKED
+          + "\n),\n"
+          + COUNT_DONE
+          + "\nSELECT fence FROM done";
 
   // Any finish of many jobs in one statement, fenced and locked in id order like
   // COMPLETE_MANY_IF_HELD. Jobs made available again (zero snooze, hand-back) notify their queue.
@@ -278,16 +301,17 @@ public final class JobStore {
         WHERE j.id = locked.id AND NOT (f.state = 'completed' AND %2$s)
         RETURNING j.id, j.fence, j.queue, j.state
       ),
-      del AS (
+      done AS (
         DELETE FROM %1$s.job j
         USING locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
         WHERE j.id = locked.id AND f.state = 'completed' AND %2$s
-        RETURNING j.fence
+        RETURNING j.fence, j.queue, j.attempted_by
       ),
+      %3$s,
       n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
       SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
       UNION ALL
-      SELECT del.fence, NULL FROM del
+      SELECT done.fence, NULL FROM done
       """;
 
   // Transactional completion, on the handler's own connection and transaction.
@@ -298,8 +322,17 @@ public final class JobStore {
       WHERE id = ? AND fence = ? AND state = 'running'
       """;
 
+  // The same when completed jobs are not kept. The count's INSERT reports one row when the job
+  // was deleted (one group), none when it was not held: the update count of the statement. Its
+  // count row is the job's own (node "<node> job <id>"), not the node's shared one: the handler's
+  // transaction may stay open long after this statement, and a shared row would stay locked with
+  // it, holding up every other completion of the node in that queue until it commits.
   private static final String DELETE_IF_HELD =
-      "DELETE FROM %1$s.job WHERE id = ? AND fence = ? AND state = 'running'";
+      "WITH done AS (\n"
+          + "  DELETE FROM %1$s.job WHERE id = ? AND fence = ? AND state = 'running'\n"
+          + "  RETURNING queue, coalesce(attempted_by, '') || ' job ' || id AS attempted_by\n"
+          + ")\n"
+          + COUNT_DONE_INSERT;
 
   // Lease extension for every job a node holds, in one statement. SKIP LOCKED: a row locked by
   // someone else (the handler's own transaction after ctx.completeIn, the completer) is skipped,
@@ -404,7 +437,7 @@ public final class JobStore {
     String s = schema.quoted();
     boolean delete = completed == CompletedRows.DELETED;
     this.deletesCompleted = delete;
-    String completeLocked = (delete ? DELETE_LOCKED : COMPLETE_LOCKED).formatted(s);
+    String count = COUNT_DONE.formatted(s);
     this.enqueue = ENQUEUE.formatted(s, JOB_COLUMNS);
     this.enqueueClaiming = ENQUEUE_CLAIMING.formatted(s, JOB_COLUMNS);
     this.getByKey = GET_BY_KEY.formatted(s, JOB_COLUMNS);
@@ -414,11 +447,20 @@ public final class JobStore {
     this.drawIds = DRAW_IDS.formatted(s);
     this.copyJobs = COPY_JOBS.formatted(s);
     this.claim = CLAIM.formatted(s);
-    this.completeManyIfHeld = COMPLETE_MANY_IF_HELD.formatted(s, completeLocked);
+    this.completeManyIfHeld = (delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD).formatted(s);
     this.completeAndClaim =
-        COMPLETE_AND_CLAIM.formatted(
-            s, completeLocked.replace("RETURNING j.fence", "RETURNING j.id, j.fence"));
-    this.finishManyIfHeld = FINISH_MANY_IF_HELD.formatted(s, delete);
+        delete
+            ? COMPLETE_AND_CLAIM.formatted(s, DELETE_LOCKED.formatted(s), count + ",\n")
+            : COMPLETE_AND_CLAIM.formatted(
+                s,
+                COMPLETE_LOCKED
+                    .formatted(s)
+                    .replace("RETURNING j.fence", "RETURNING j.id, j.fence"),
+                "");
+    // without deletes, "done" deletes nothing and its count is never written
+    this.finishManyIfHeld =
+        FINISH_MANY_IF_HELD.formatted(
+            s, delete, delete ? count : "counted AS (SELECT 1 WHERE false)");
     this.completeIfHeld = (delete ? DELETE_IF_HELD : COMPLETE_IF_HELD).formatted(s);
     this.heartbeatIfHeld = HEARTBEAT_IF_HELD.formatted(s);
     this.extendIfHeld = EXTEND_IF_HELD.formatted(s);

@@ -141,6 +141,20 @@ public final class MaintenanceStore {
   private static final String CLEAN_ARCHIVE_COUNT =
       "SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)";
 
+  // Completion counts (job_completions) older than a day are deleted: queue_stats reads the last
+  // hour. Binds: LEAD.
+  private static final String PRUNE_COMPLETION_COUNTS =
+      ("""
+      WITH %2$s,
+      del AS (
+        DELETE FROM %1$s.job_completions
+        WHERE EXISTS (SELECT 1 FROM lead) AND bucket < $NOW - interval '1 day'
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
+      """)
+          .replace("$NOW", NOW);
+
   // Nodes that stopped beating are removed from the registry. Their running jobs keep their
   // leases: the rescuer acts on those. Binds: LEAD, ttl ms.
   private static final String PRUNE_NODES =
@@ -181,6 +195,7 @@ public final class MaintenanceStore {
   private final String clean;
   private final String cleanArchive;
   private final String pruneNodes;
+  private final String pruneCompletionCounts;
   private final String lockLead;
 
   /** Prepares the SQL text for {@code schema}. */
@@ -198,6 +213,7 @@ public final class MaintenanceStore {
                 "SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)",
                 CLEAN_ARCHIVE_COUNT);
     this.pruneNodes = PRUNE_NODES.formatted(s, lead);
+    this.pruneCompletionCounts = PRUNE_COMPLETION_COUNTS.formatted(s, lead);
     this.lockLead = LOCK_LEAD.formatted(s, lead);
     this.lockPeriodic = LOCK_PERIODIC.formatted(s);
     this.savePeriodic = SAVE_PERIODIC.formatted(s);
@@ -309,6 +325,23 @@ public final class MaintenanceStore {
             ps.setLong(i++, retention.toMillis());
             ps.setInt(i++, limit);
             ps.setString(i, state);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              requireLeading(rs.getLong(1) > 0, lead);
+              return rs.getInt(2);
+            }
+          }
+        });
+  }
+
+  /** Deletes the completion counts of buckets older than a day. Returns how many rows. */
+  public int pruneCompletionCounts(DataSource ds, Leadership lead, Instant now) {
+    return Db.inTransaction(
+        ds,
+        "cannot prune completion counts",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(pruneCompletionCounts)) {
+            bindLead(ps, lead, now);
             try (ResultSet rs = ps.executeQuery()) {
               rs.next();
               requireLeading(rs.getLong(1) > 0, lead);

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * Deletes finished jobs past their retention, oldest first, in bounded batches: completed after
  * {@code completedRetention} (default 24 h), cancelled and discarded after their own (default 7 d).
  * With archiving on, rows are moved to {@code job_archive} in the same statement instead. Deleting
- * a job frees its idempotency key. Leader only, fenced by term.
+ * a job frees its idempotency key. It also deletes the completion counts ({@code job_completions},
+ * written by completions that delete their row) of buckets older than a day. Leader only, fenced by
+ * term.
  *
  * <p>Settings: interval {@code cleanInterval} (default 30 s); batch {@code cleanBatchSize} (default
  * 1,000) rows per statement, each its own transaction; at most {@value #MAX_BATCHES} batches per
@@ -84,6 +86,7 @@ public final class Cleaner implements MaintenanceService {
       }
       total += n;
     }
+    store.pruneCompletionCounts(dataSource, lead, time.dbNow());
     return total;
   }
 }
