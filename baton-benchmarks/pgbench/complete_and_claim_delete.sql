@@ -1,7 +1,7 @@
 -- Baton's hot path when completed jobs are not kept (completedRetention zero): JobStore's
 -- COMPLETE_AND_CLAIM in its deleting form. The batch this client claimed in its previous
 -- transaction is deleted (matched on (id, fence), state running, locked in id order) and counted
--- per 10-second bucket, queue and node in job_completions; the next :batch jobs are claimed as in
+-- per 10-second bucket, queue, node and connection in job_completions; the next :batch jobs are claimed as in
 -- complete_and_claim.sql. One statement and one commit per batch.
 --
 -- The CTEs are JobStore's (JobStore.CompletedRows.DELETED), character for character but for the
@@ -21,11 +21,11 @@ WHERE j.id = locked.id
 RETURNING j.id, j.fence, j.queue, j.attempted_by
 ),
 counted AS (
-INSERT INTO "baton".job_completions AS c (bucket, queue, node, n)
+INSERT INTO "baton".job_completions AS c (bucket, queue, node, pid, n)
 SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
-       coalesce(attempted_by, ''), count(*)
+       coalesce(attempted_by, ''), pg_backend_pid(), count(*)
 FROM done GROUP BY queue, attempted_by
-ON CONFLICT (bucket, queue, node) DO UPDATE SET n = c.n + excluded.n
+ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
 ),
 picked AS MATERIALIZED (
   SELECT id FROM "baton".job

@@ -4,16 +4,19 @@
 -- With completedRetention zero (and no archive) a completion deletes the job's row instead of
 -- marking it completed: no new row version, no index entries, nothing for the cleaner. The same
 -- statement adds the deleted jobs to a count here, so queue_stats, `baton stats` and the failure
--- share still see every completion. One row per 10-second bucket, queue and node (the node that
--- completed them): nodes never wait for each other's count, and a node's concurrent completions
--- update one row in place (HOT: n is in no index). The leader's cleaner deletes buckets older than
--- a day.
+-- share still see every completion. One row per 10-second bucket, queue, node (the one that
+-- completed them) and connection (its backend pid), updated in place (HOT: n is in no index). A
+-- row stays locked until the completing transaction ends, and only that connection writes it, so
+-- no completion ever waits for another's count: not across nodes, not between a node's own
+-- statements, not behind a handler's transaction that completed its job and is still open. The
+-- leader's cleaner deletes buckets older than a day.
 CREATE TABLE ${schema}.job_completions (
     bucket  timestamptz NOT NULL,
     queue   text        NOT NULL,
     node    text        NOT NULL,
+    pid     integer     NOT NULL,
     n       bigint      NOT NULL,
-    PRIMARY KEY (bucket, queue, node)
+    PRIMARY KEY (bucket, queue, node, pid)
 );
 
 -- Every row is updated many times in its 10 seconds: leave room on each page for the new versions

@@ -197,8 +197,8 @@ class MaintenancePassesTest {
     db.execute(
         "INSERT INTO "
             + schema
-            + ".job_completions (bucket, queue, node, n) VALUES (now(), 'q', 'a', 5),"
-            + " (now() - interval '12 hours', 'q', 'a', 3)");
+            + ".job_completions (bucket, queue, node, pid, n) VALUES (now(), 'q', 'a', 1, 5),"
+            + " (now() - interval '12 hours', 'q', 'a', 1, 3)");
     Cleaner cleaner =
         new Cleaner(
             ds, ms, time, Duration.ofHours(24), Duration.ofDays(7), Duration.ofDays(7), 10, false);

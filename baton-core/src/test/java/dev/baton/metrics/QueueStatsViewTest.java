@@ -255,12 +255,13 @@ class QueueStatsViewTest {
             .replace("%s.job", f.schema() + ".job"));
     // completions that deleted their row (completedRetention zero), by bucket, queue and node
     f.execute(
-        "INSERT INTO %s.job_completions (bucket, queue, node, n) VALUES"
-            + " (now() - interval '1 minute', 'a', 'x', 5),"
-            + " (now() - interval '1 minute', 'a', 'y', 2),"
-            + " (now() - interval '30 minutes', 'a', 'x', 3),"
-            + " (now() - interval '2 hours', 'a', 'x', 100),"
-            + " (now() - interval '20 seconds', 'e', 'x', 7)");
+        "INSERT INTO %s.job_completions (bucket, queue, node, pid, n) VALUES"
+            + " (now() - interval '1 minute', 'a', 'x', 1, 4),"
+            + " (now() - interval '1 minute', 'a', 'x', 2, 1),"
+            + " (now() - interval '1 minute', 'a', 'y', 1, 2),"
+            + " (now() - interval '30 minutes', 'a', 'x', 1, 3),"
+            + " (now() - interval '2 hours', 'a', 'x', 1, 100),"
+            + " (now() - interval '20 seconds', 'e', 'x', 1, 7)");
   }
 
   /** Seconds and shares to the microsecond, whatever numeric type the SQL gave them. */

@@ -219,15 +219,18 @@ public final class JobStore {
       RETURNING j.id, j.fence, j.queue, j.attempted_by""";
 
   // Adds the jobs deleted by "done" to the completion counts (job_completions, schema version 4)
-  // of the current 10-second bucket, per queue and node (the holder's, attempted_by), so that
-  // queue_stats still counts them. One row per bucket, queue and node, updated in place.
+  // of the current 10-second bucket, per queue, node (the holder's, attempted_by) and connection
+  // (its backend pid), so that queue_stats still counts them. The row is updated in place and
+  // stays locked until this transaction ends; keyed by connection, it is never wanted by another
+  // transaction meanwhile: two statements of a node on two connections never wait for each other,
+  // nor for a handler's transaction that completed its job (ctx.completeIn) and is still open.
   private static final String COUNT_DONE_INSERT =
       """
-      INSERT INTO %1$s.job_completions AS c (bucket, queue, node, n)
+      INSERT INTO %1$s.job_completions AS c (bucket, queue, node, pid, n)
       SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
-             coalesce(attempted_by, ''), count(*)
+             coalesce(attempted_by, ''), pg_backend_pid(), count(*)
       FROM done GROUP BY queue, attempted_by
-      ON CONFLICT (bucket, queue, node) DO UPDATE SET n = c.n + excluded.n""";
+      ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n""";
 
   private static final String COUNT_DONE = "counted AS (\n" + COUNT_DONE_INSERT + "\n)";
 
@@ -323,14 +326,11 @@ public final class JobStore {
       """;
 
   // The same when completed jobs are not kept. The count's INSERT reports one row when the job
-  // was deleted (one group), none when it was not held: the update count of the statement. Its
-  // count row is the job's own (node "<node> job <id>"), not the node's shared one: the handler's
-  // transaction may stay open long after this statement, and a shared row would stay locked with
-  // it, holding up every other completion of the node in that queue until it commits.
+  // was deleted (one group), none when it was not held: the update count of the statement.
   private static final String DELETE_IF_HELD =
       "WITH done AS (\n"
           + "  DELETE FROM %1$s.job WHERE id = ? AND fence = ? AND state = 'running'\n"
-          + "  RETURNING queue, coalesce(attempted_by, '') || ' job ' || id AS attempted_by\n"
+          + "  RETURNING queue, attempted_by\n"
           + ")\n"
           + COUNT_DONE_INSERT;
 
