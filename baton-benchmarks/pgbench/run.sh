@@ -54,7 +54,11 @@ PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -d postgre
 psql -X -q -d postgres -c "CHECKPOINT" >/dev/null 2>&1 || echo "[pgbench/run.sh] CHECKPOINT not allowed; going on" >&2
 baton_schema "$DB"
 baton_prefill "$DB" "$N"
+# WAL written by the drain (the whole server's; nothing else should run): what the job table's
+# writes cost, deterministic where the timing is not
+WAL0=$("${PSQL[@]}" -At -c "SELECT pg_current_wal_lsn()")
 baton_pgbench "$DB" "$VARIANT" "$CLIENTS" "$N"
+WAL_BYTES=$("${PSQL[@]}" -At -c "SELECT pg_current_wal_lsn() - '$WAL0'::pg_lsn")
 # completed = rows kept as completed + completions that deleted their row (the _delete variant)
 read -r DONE RUNNING LEFT < <("${PSQL[@]}" -At -F ' ' -c "SELECT count(*) FILTER (WHERE state = 'completed')
   + (SELECT coalesce(sum(n), 0) FROM baton.job_completions),
@@ -62,12 +66,13 @@ read -r DONE RUNNING LEFT < <("${PSQL[@]}" -At -F ' ' -c "SELECT count(*) FILTER
 # elapsed time of the measured transactions = xacts / tps (pgbench excludes connection set-up)
 awk -v v="$VARIANT" -v c="$CLIENTS" -v b="$BATCH" -v n="$N" -v done="$DONE" -v running="$RUNNING" \
     -v left="$LEFT" -v x="$XACTS" -v tps="$TPS" -v lat="$LAT" -v failed="$FAILED" -v rnd="$ROUND" \
-    -v ver="$PGB_VERSION" -v load0="$LOAD0" 'BEGIN {
+    -v ver="$PGB_VERSION" -v load0="$LOAD0" -v wal="$WAL_BYTES" 'BEGIN {
   dur = x / tps
   printf "RESULT {\"system\":\"baton-sql\",\"variant\":\"%s\",\"workload\":\"w1\",\"round\":%d,", v, rnd
   printf "\"clients\":%d,\"batch\":%d,\"version\":\"pgbench %s, -M prepared\",", c, b, ver
   printf "\"wakeup\":\"n/a (pre-filled)\",\"n\":%d,\"processed\":%d,\"left_running\":%d,", n, done, running
   printf "\"left_available\":%d,\"xacts\":%d,\"pgbench_tps\":%s,\"latency_avg_ms\":%s,", left, x, tps, lat
   printf "\"duration_s\":%.6f,\"jobs_per_s\":%.1f,\"failed_xacts\":%d,", dur, done / dur, failed
+  printf "\"wal_bytes_per_job\":%.0f,", (done > 0 ? wal / done : 0)
   printf "\"ok\":%s,\"loadavg_start\":%s}\n", (done == n ? "true" : "false"), load0
 }'
