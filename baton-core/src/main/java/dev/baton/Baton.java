@@ -50,8 +50,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,7 +60,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -251,27 +248,9 @@ public final class Baton implements AutoCloseable {
    * Enqueues many jobs in one transaction on the client's pool. Every request is validated before
    * anything is written; one bad request rejects the whole call. One statement writes them; a call
    * of 256 jobs or more in which no request has an idempotency key or a run time is written with
-   * {@code COPY} instead (the same rows, cheaper for the server to take in), and its args are
-   * serialised on another thread (a pool thread) while the transaction draws their ids.
+   * {@code COPY} instead (the same rows, cheaper for the server to take in).
    */
   public EnqueueManyResult enqueueMany(List<JobRequest> requests) {
-    Objects.requireNonNull(requests, "requests");
-    if (copies(requests)) {
-      CompletableFuture<List<JobStore.NewJob>> prepared = prepareAlongside(requests);
-      JobStore.BulkResult r =
-          badInputFirst(
-              prepared,
-              () ->
-                  Db.inTransaction(
-                      dataSource,
-                      "cannot enqueue " + requests.size() + " jobs",
-                      c -> store.enqueueMany(c, requests.size(), () -> joined(prepared))));
-      joined(prepared).stream()
-          .map(JobStore.NewJob::queue)
-          .distinct()
-          .forEach(q -> wakeLocal(q, "available"));
-      return new EnqueueManyResult(r.ids(), r.existing());
-    }
     List<JobStore.NewJob> jobs = prepareAll(requests);
     if (jobs.isEmpty()) {
       return new EnqueueManyResult(new long[0], new boolean[0]);
@@ -290,21 +269,6 @@ public final class Baton implements AutoCloseable {
    */
   public EnqueueManyResult enqueueMany(Connection c, List<JobRequest> requests) {
     Objects.requireNonNull(c, "connection");
-    Objects.requireNonNull(requests, "requests");
-    if (copies(requests)) {
-      CompletableFuture<List<JobStore.NewJob>> prepared = prepareAlongside(requests);
-      JobStore.BulkResult r =
-          badInputFirst(
-              prepared,
-              () -> {
-                try {
-                  return store.enqueueMany(c, requests.size(), () -> joined(prepared));
-                } catch (SQLException e) {
-                  throw Db.wrap("cannot enqueue " + requests.size() + " jobs", e);
-                }
-              });
-      return new EnqueueManyResult(r.ids(), r.existing());
-    }
     List<JobStore.NewJob> jobs = prepareAll(requests);
     if (jobs.isEmpty()) {
       return new EnqueueManyResult(new long[0], new boolean[0]);
@@ -314,76 +278,6 @@ public final class Baton implements AutoCloseable {
       return new EnqueueManyResult(r.ids(), r.existing());
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue " + jobs.size() + " jobs", e);
-    }
-  }
-
-  /**
-   * Whether {@code requests} will be written by {@code COPY} once prepared: enough of them, and
-   * none null, with a key or with a run time.
-   */
-  private static boolean copies(List<JobRequest> requests) {
-    if (requests.size() < JobStore.COPY_MIN_JOBS) {
-      return false;
-    }
-    for (JobRequest r : requests) {
-      if (r == null || r.options().idempotencyKey() != null || r.options().runAt() != null) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Prepares (validates and serialises) {@code requests} on a pool thread, so that the calling
-   * thread can meanwhile draw their ids from the database. Serialising 10,000 args takes about as
-   * long as that round trip.
-   */
-  private CompletableFuture<List<JobStore.NewJob>> prepareAlongside(List<JobRequest> requests) {
-    return CompletableFuture.supplyAsync(() -> prepareAll(requests));
-  }
-
-  /** The prepared jobs, or the exception their preparation threw (an invalid request) as is. */
-  private static List<JobStore.NewJob> joined(CompletableFuture<List<JobStore.NewJob>> prepared) {
-    try {
-      return prepared.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Runs {@code write}; if it fails and a request was invalid, throws the invalid request's error
-   * instead (with the write's as suppressed), as when requests were validated before any write: bad
-   * input is reported as such even when the database is down.
-   */
-  private static JobStore.BulkResult badInputFirst(
-      CompletableFuture<List<JobStore.NewJob>> prepared, Supplier<JobStore.BulkResult> write) {
-    try {
-      return write.get();
-    } catch (RuntimeException e) {
-      RuntimeException invalid = invalidRequest(prepared);
-      if (invalid == null || invalid == e) {
-        throw e;
-      }
-      invalid.addSuppressed(e);
-      throw invalid;
-    }
-  }
-
-  /** The error of an invalid request, once the preparation has ended; null if all were valid. */
-  private static RuntimeException invalidRequest(
-      CompletableFuture<List<JobStore.NewJob>> prepared) {
-    try {
-      joined(prepared);
-      return null;
-    } catch (RuntimeException invalid) {
-      return invalid;
     }
   }
 

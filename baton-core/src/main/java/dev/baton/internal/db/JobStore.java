@@ -17,7 +17,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
@@ -626,33 +625,16 @@ public final class JobStore {
    * idempotency key matched an existing job. Ids ascend in request order.
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
-    if (copies(jobs) && c.isWrapperFor(PGConnection.class)) {
-      return Db.inOneTransaction(c, tx -> enqueueByCopy(tx, jobs.size(), () -> jobs));
+    if (jobs.size() >= COPY_MIN_JOBS
+        && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
+        && c.isWrapperFor(PGConnection.class)) {
+      return Db.inOneTransaction(c, tx -> enqueueByCopy(tx, jobs));
     }
     return enqueueByStatement(c, jobs);
   }
 
-  /**
-   * The same for {@code n} jobs that {@code jobs} is still preparing (serialising) on another
-   * thread: when they will go by {@code COPY}, their ids are drawn meanwhile, and {@code jobs} is
-   * asked for them only then. The caller knows from the requests that none holds a key or a run
-   * time; an exception from {@code jobs} rolls the transaction back (the ids drawn stay unused).
-   */
-  public BulkResult enqueueMany(Connection c, int n, Supplier<List<NewJob>> jobs)
-      throws SQLException {
-    if (n >= COPY_MIN_JOBS && c.isWrapperFor(PGConnection.class)) {
-      return Db.inOneTransaction(c, tx -> enqueueByCopy(tx, n, jobs));
-    }
-    return enqueueMany(c, jobs.get());
-  }
-
-  private static boolean copies(List<NewJob> jobs) {
-    return jobs.size() >= COPY_MIN_JOBS
-        && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null);
-  }
-
-  private BulkResult enqueueByCopy(Connection c, int n, Supplier<List<NewJob>> prepared)
-      throws SQLException {
+  private BulkResult enqueueByCopy(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
     long[] ids = new long[n];
     try (PreparedStatement ps = c.prepareStatement(drawIds)) {
       ps.setInt(1, n);
@@ -664,10 +646,6 @@ public final class JobStore {
           ids[i] = rs.getLong(1);
         }
       }
-    }
-    List<NewJob> jobs = prepared.get();
-    if (jobs.size() != n || !copies(jobs)) {
-      return enqueueByStatement(c, jobs); // not what the caller announced; the ids stay unused
     }
     CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(copyJobs);
     try {
