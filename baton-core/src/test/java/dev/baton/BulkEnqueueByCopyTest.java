@@ -232,6 +232,32 @@ class BulkEnqueueByCopyTest {
     }
   }
 
+  @Test
+  @Timeout(60)
+  void aLargeBulkWithABadRequestIsRejectedAsBadInputEvenWhenTheDatabaseIsDown() {
+    // Every request is validated before anything is written, so a bad request is what is
+    // reported, whatever the database's state. (A build that serialised a COPY-sized bulk on another
+    // thread while drawing its ids failed this until it reported bad input first; not kept.)
+    com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
+    cfg.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/nowhere");
+    cfg.setConnectionTimeout(250);
+    cfg.setInitializationFailTimeout(-1);
+    try (com.zaxxer.hikari.HikariDataSource down = new com.zaxxer.hikari.HikariDataSource(cfg)) {
+      Baton client =
+          Baton.builder(down)
+              .config(BatonConfig.builder().allowUnknownKinds(true).maxArgsBytes(1_000).build())
+              .build();
+      int n = JobStore.COPY_MIN_JOBS * 2;
+      List<JobRequest> requests = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        requests.add(JobRequest.of(new Text(i == n - 1 ? "x".repeat(5_000) : "ok", i)));
+      }
+      assertThatThrownBy(() -> client.enqueueMany(requests))
+          .isInstanceOf(InvalidJobException.class)
+          .hasMessageContaining("request " + (n - 1));
+    }
+  }
+
   /** Notifications the listener's backend has delivered, after a round trip to collect them. */
   private static List<String> notifications(Connection listener) throws Exception {
     try (Statement st = listener.createStatement()) {
