@@ -236,8 +236,9 @@ class BulkEnqueueByCopyTest {
   @Timeout(60)
   void aLargeBulkWithABadRequestIsRejectedAsBadInputEvenWhenTheDatabaseIsDown() {
     // Every request is validated before anything is written, so a bad request is what is
-    // reported, whatever the database's state. (A build that serialised a COPY-sized bulk on another
-    // thread while drawing its ids failed this until it reported bad input first; not kept.)
+    // reported, whatever the database's state. (A build that serialised a COPY-sized bulk on
+    // another thread while drawing its ids failed this until it reported bad input first; that
+    // build was not kept.)
     com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
     cfg.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/nowhere");
     cfg.setConnectionTimeout(250);
