@@ -76,7 +76,8 @@ record SoakOptions(
           --work-ms MS          each handler sleeps MS milliseconds (default 0: a no-op)
           --retention-s S       completed jobs are deleted by the leader's cleaner S seconds after
                                 they completed (default 300; Baton's own default is 24 h). The
-                                clean interval is min(30 s, S / 10), at least 1 s
+                                clean interval is min(30 s, S / 10), at least 1 s. 0: each
+                                completion deletes its job (completedRetention zero)
           --csv PATH            also write the sample rows to PATH as CSV
           --database-url URL    JDBC URL of the server; default: an embedded PostgreSQL with the
                                 server's defaults (autovacuum on)
