@@ -301,21 +301,31 @@ public final class JobStore {
             lease_expires_at = NULL,
             deadline_at = NULL
         FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
-        WHERE j.id = locked.id AND NOT (f.state = 'completed' AND %2$s)
+        WHERE j.id = locked.id%2$s
         RETURNING j.id, j.fence, j.queue, j.state
-      ),
+      ),%3$s
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
+      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd%4$s
+      """;
+
+  // What FINISH_MANY_IF_HELD gains when completed jobs are not kept, in its slots 2 to 4: the
+  // update leaves completions alone, "done" deletes them and COUNT_DONE counts them, and their
+  // fences join the update's in the result.
+  private static final String FINISH_MANY_SKIPS_COMPLETED = " AND f.state <> 'completed'";
+
+  private static final String FINISH_MANY_DELETES_COMPLETED =
+      """
+
       done AS (
         DELETE FROM %1$s.job j
         USING locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
-        WHERE j.id = locked.id AND f.state = 'completed' AND %2$s
+        WHERE j.id = locked.id AND f.state = 'completed'
         RETURNING j.fence, j.queue, j.attempted_by
       ),
-      %3$s,
-      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
-      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
-      UNION ALL
-      SELECT done.fence, NULL FROM done
       """;
+
+  private static final String FINISH_MANY_RETURNS_DELETED =
+      "\nUNION ALL\nSELECT done.fence, NULL FROM done";
 
   // Transactional completion, on the handler's own connection and transaction.
   private static final String COMPLETE_IF_HELD =
@@ -457,10 +467,14 @@ public final class JobStore {
                     .formatted(s)
                     .replace("RETURNING j.fence", "RETURNING j.id, j.fence"),
                 "");
-    // without deletes, "done" deletes nothing and its count is never written
     this.finishManyIfHeld =
-        FINISH_MANY_IF_HELD.formatted(
-            s, delete, delete ? count : "counted AS (SELECT 1 WHERE false)");
+        delete
+            ? FINISH_MANY_IF_HELD.formatted(
+                s,
+                FINISH_MANY_SKIPS_COMPLETED,
+                FINISH_MANY_DELETES_COMPLETED.formatted(s) + count + ",",
+                FINISH_MANY_RETURNS_DELETED)
+            : FINISH_MANY_IF_HELD.formatted(s, "", "", "");
     this.completeIfHeld = (delete ? DELETE_IF_HELD : COMPLETE_IF_HELD).formatted(s);
     this.heartbeatIfHeld = HEARTBEAT_IF_HELD.formatted(s);
     this.extendIfHeld = EXTEND_IF_HELD.formatted(s);

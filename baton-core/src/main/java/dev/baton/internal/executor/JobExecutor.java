@@ -20,7 +20,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -371,21 +370,22 @@ public final class JobExecutor {
             : new Finish(
                 job.id(), job.fence(), "retryable", retryDelay(job, null).toMillis(), err, 0, null);
     try {
-      Optional<JobRow> after =
+      Check check =
           Db.inTransaction(
               dataSource,
               "cannot check transactional completion of job (id=" + job.id() + ")",
               c -> {
                 c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
                 return store.finishIfHeld(c, finish)
-                    ? null
-                    : Optional.ofNullable(store.get(c, job.id()));
+                    ? new Check(true, null)
+                    : new Check(false, store.get(c, job.id()));
               });
-      if (after == null) {
+      JobRow after = check.after();
+      if (check.failed()) {
         (last ? counters.discarded : counters.retried).increment();
-      } else if (after.isEmpty()
+      } else if (after == null
           ? store.deletesCompleted() // the running row is gone: its completion deleted it
-          : "completed".equals(after.get().state()) && after.get().fence() == job.fence()) {
+          : "completed".equals(after.state()) && after.fence() == job.fence()) {
         counters.completed.increment();
       } else {
         counters.fenced.increment();
@@ -394,7 +394,7 @@ public final class JobExecutor {
                 + " fence {}; this holder's result is dropped",
             job.id(),
             job.fence(),
-            after.map(r -> "" + r.fence()).orElse("none (deleted)"));
+            after == null ? "none (deleted)" : after.fence());
       }
     } catch (RuntimeException e) {
       log.warn(
@@ -406,6 +406,13 @@ public final class JobExecutor {
       held.remove(rj);
     }
   }
+
+  /**
+   * What the check of a transactional completion found: {@code failed} when the attempt was still
+   * held and is now recorded as failed; otherwise the job's row as it is now ({@code after}, null
+   * when the row is gone).
+   */
+  private record Check(boolean failed, JobRow after) {}
 
   private Duration retryDelay(ClaimedJob job, Throwable cause) {
     try {
