@@ -19,8 +19,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,7 +68,9 @@ public final class JobExecutor {
   private final Map<String, HandlerEntry<?>> handlers;
   // One reader per args type: it keeps its root deserializer, so a job does not look up its type
   // and deserializer in the mapper's caches again (a tenth of a worker's CPU in a no-op drain).
-  private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+  // Made when the executor is: made lazily, the first jobs of a fresh client all missed at once,
+  // and hundreds of workers queued on one map entry while one of them built the deserializer.
+  private final Map<Class<?>, ObjectReader> readers;
   private final Completer completer;
   private final HeldJobs held;
   private final NodeCounters counters;
@@ -94,6 +96,11 @@ public final class JobExecutor {
     this.store = store;
     this.mapper = mapper;
     this.handlers = handlers;
+    Map<Class<?>, ObjectReader> byType = new HashMap<>();
+    for (HandlerEntry<?> h : handlers.values()) {
+      byType.computeIfAbsent(h.argsType(), mapper::readerFor);
+    }
+    this.readers = Map.copyOf(byType);
     this.completer = completer;
     this.held = held;
     this.counters = counters;
@@ -167,7 +174,7 @@ public final class JobExecutor {
         Object args = null;
         Outcome invalid = null;
         try {
-          args = readerFor(entry.argsType()).readValue(job.args());
+          args = readers.get(entry.argsType()).readValue(job.args());
         } catch (Exception e) {
           invalid =
               Outcome.discard(
@@ -207,11 +214,6 @@ public final class JobExecutor {
       rj.detach();
     }
     return_(rj, outcome);
-  }
-
-  private ObjectReader readerFor(Class<?> argsType) {
-    ObjectReader r = readers.get(argsType);
-    return r != null ? r : readers.computeIfAbsent(argsType, mapper::readerFor);
   }
 
   @SuppressWarnings("unchecked")
