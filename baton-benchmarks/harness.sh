@@ -15,7 +15,8 @@
 #                                                 the jar must not change during the run)
 #   otherwise the jar is built (mvn package -pl baton-benchmarks -am) when it is missing or older
 #   than a source or pom of baton-core / baton-benchmarks.
-#   BATON_JAVA_OPTS   extra JVM flags (default none: default JVM flags, as for the peers)
+#   BATON_JAVA_OPTS   extra JVM flags (default none: default JVM flags, as for the peers; the
+#                     -c1 rows of docs/BENCHMARKS.md set -XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 #   JAVA_HOME         the JDK that runs it (default: java on the PATH); e.g. a JDK 21+ for
 #                     virtual threads
 #   BATON_CONCURRENCY, BATON_POOL, BATON_ENQUEUE_VIA, BATON_BULK_CHUNK: see HarnessSettings.java
