@@ -34,6 +34,15 @@ class BulkEnqueueByCopyTest {
 
   record Text(String s, int n) implements JobArgs {}
 
+  /** {@code n} small requests but one, {@code bad}, whose args exceed a 1,000-byte limit. */
+  private static List<JobRequest> requestsWithOneTooLarge(int n, int bad) {
+    List<JobRequest> requests = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      requests.add(JobRequest.of(new Text(i == bad ? "x".repeat(5_000) : "ok", i)));
+    }
+    return requests;
+  }
+
   /** Strings that COPY's text format would mangle unescaped, and some that need no escape. */
   private static final List<String> AWKWARD =
       List.of(
@@ -217,10 +226,7 @@ class BulkEnqueueByCopyTest {
           Baton.builder(f.dataSource())
               .config(f.config().allowUnknownKinds(true).maxArgsBytes(1_000).build())
               .build();
-      List<JobRequest> requests = new ArrayList<>(n);
-      for (int i = 0; i < n; i++) {
-        requests.add(JobRequest.of(new Text(i == n - 10 ? "x".repeat(5_000) : "ok", i)));
-      }
+      List<JobRequest> requests = requestsWithOneTooLarge(n, n - 10);
       assertThatThrownBy(() -> client.enqueueMany(requests))
           .isInstanceOf(InvalidJobException.class)
           .hasMessageContaining("request " + (n - 10));
@@ -249,10 +255,7 @@ class BulkEnqueueByCopyTest {
               .config(BatonConfig.builder().allowUnknownKinds(true).maxArgsBytes(1_000).build())
               .build();
       int n = JobStore.COPY_MIN_JOBS * 2;
-      List<JobRequest> requests = new ArrayList<>(n);
-      for (int i = 0; i < n; i++) {
-        requests.add(JobRequest.of(new Text(i == n - 1 ? "x".repeat(5_000) : "ok", i)));
-      }
+      List<JobRequest> requests = requestsWithOneTooLarge(n, n - 1);
       assertThatThrownBy(() -> client.enqueueMany(requests))
           .isInstanceOf(InvalidJobException.class)
           .hasMessageContaining("request " + (n - 1));
