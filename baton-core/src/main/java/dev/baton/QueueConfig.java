@@ -1,5 +1,7 @@
 package dev.baton;
 
+import java.util.regex.Pattern;
+
 /**
  * One queue a client works, and how many of its jobs may run at once on this client.
  *
@@ -7,6 +9,9 @@ package dev.baton;
  * @param concurrency jobs of this queue running at once on this client, 1..10,000
  */
 public record QueueConfig(String name, int concurrency) {
+
+  // compiled once: every EnqueueOptions naming a queue checks its name
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
   /** Concurrency used by {@link BatonConfig.Builder#queue(String)}: 16. */
   public static final int DEFAULT_CONCURRENCY = 16;
@@ -27,6 +32,6 @@ public record QueueConfig(String name, int concurrency) {
 
   /** Whether {@code name} is a valid queue name. */
   public static boolean isValidName(String name) {
-    return name != null && name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    return name != null && NAME.matcher(name).matches();
   }
 }

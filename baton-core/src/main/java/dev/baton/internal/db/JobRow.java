@@ -70,16 +70,6 @@ public record JobRow(
   /** The public view of this row; its JSON columns parsed with {@code mapper}. */
   public Job toJob(ObjectMapper mapper) {
     try {
-      List<JobError> errs = new ArrayList<>();
-      for (JsonNode e : mapper.readTree(errors)) {
-        errs.add(
-            new JobError(
-                e.path("attempt").asInt(),
-                e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
-                e.path("error").asText(null),
-                e.path("message").asText(null),
-                e.path("trace").asText(null)));
-      }
       return new Job(
           id,
           queue,
@@ -96,13 +86,31 @@ public record JobRow(
           deadlineAt,
           fence,
           idempotencyKey,
-          List.copyOf(errs),
-          mapper.readTree(metadata),
+          errors(mapper),
+          // a job enqueued without metadata, the common case, skips a parse
+          "{}".equals(metadata) ? mapper.createObjectNode() : mapper.readTree(metadata),
           createdAt,
           finalizedAt);
     } catch (JsonProcessingException e) {
       throw new BatonException("cannot read job (id=" + id + "): stored JSON is invalid", e);
     }
+  }
+
+  private List<JobError> errors(ObjectMapper mapper) throws JsonProcessingException {
+    if ("[]".equals(errors)) {
+      return List.of(); // every new job, and every job that has not failed yet
+    }
+    List<JobError> errs = new ArrayList<>();
+    for (JsonNode e : mapper.readTree(errors)) {
+      errs.add(
+          new JobError(
+              e.path("attempt").asInt(),
+              e.hasNonNull("at") ? parseInstant(e.get("at").asText()) : null,
+              e.path("error").asText(null),
+              e.path("message").asText(null),
+              e.path("trace").asText(null)));
+    }
+    return List.copyOf(errs);
   }
 
   private static Instant parseInstant(String s) {
