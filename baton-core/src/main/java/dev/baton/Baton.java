@@ -545,11 +545,15 @@ public final class Baton implements AutoCloseable {
 
   private void startWorking() {
     int total = config.queues().values().stream().mapToInt(QueueConfig::concurrency).sum();
+    int holdable = // slots plus prefetched jobs: what the node may hold at once
+        config.queues().values().stream()
+            .mapToInt(q -> q.concurrency() + config.prefetchOf(q.concurrency()))
+            .sum();
     workers = newWorkers(total);
-    // Finishes waiting to be written count toward nothing else, so bound them near the node's
-    // concurrency: a slow database then slows handlers (and so claiming) instead of letting a
-    // backlog of held jobs grow, each one heartbeated.
-    int capacity = Math.min(config.completerCapacity(), Math.max(64, 2 * total));
+    // Finishes waiting to be written count toward nothing else, so bound them near what the node
+    // holds: a slow database then slows handlers (and so claiming) instead of letting a backlog of
+    // held jobs grow, each one heartbeated.
+    int capacity = Math.min(config.completerCapacity(), Math.max(64, holdable));
     completer =
         new Completer(
             dataSource,
@@ -608,7 +612,8 @@ public final class Baton implements AutoCloseable {
                   timeoutKinds.toArray(new String[0]),
                   timeoutMillis.toArray(new Long[0]),
                   config.jobTimeout(),
-                  config.completerBatchSize())));
+                  config.completerBatchSize(),
+                  config.prefetchOf(q.concurrency()))));
     }
   }
 

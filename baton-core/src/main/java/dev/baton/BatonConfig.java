@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -105,6 +106,7 @@ public final class BatonConfig {
   private final int completerCapacity;
   private final Duration completerFlushDelay;
   private final Boolean virtualThreads;
+  private final Integer prefetch;
 
   private BatonConfig(Builder b) {
     this.schema = b.schema;
@@ -137,6 +139,7 @@ public final class BatonConfig {
     this.completerCapacity = b.completerCapacity;
     this.completerFlushDelay = b.completerFlushDelay;
     this.virtualThreads = b.virtualThreads;
+    this.prefetch = b.prefetch;
   }
 
   /** A builder with every default. */
@@ -297,6 +300,19 @@ public final class BatonConfig {
     return virtualThreads;
   }
 
+  /**
+   * Jobs each queue claims ahead of its free slots while it has a backlog; empty for the default,
+   * each queue's concurrency. See {@link Builder#prefetch(int)}.
+   */
+  public OptionalInt prefetch() {
+    return prefetch == null ? OptionalInt.empty() : OptionalInt.of(prefetch);
+  }
+
+  /** The prefetch of a queue of {@code concurrency}: {@link #prefetch()}, else the concurrency. */
+  public int prefetchOf(int concurrency) {
+    return prefetch == null ? concurrency : prefetch;
+  }
+
   private static String defaultNodeId() {
     String host;
     try {
@@ -341,6 +357,7 @@ public final class BatonConfig {
     private int completerCapacity = DEFAULT_COMPLETER_CAPACITY;
     private Duration completerFlushDelay = DEFAULT_COMPLETER_FLUSH_DELAY;
     private Boolean virtualThreads;
+    private Integer prefetch;
 
     private Builder() {}
 
@@ -601,8 +618,27 @@ public final class BatonConfig {
     }
 
     /**
+     * Jobs each queue claims ahead of its free slots while it has a backlog, held by this node
+     * (running, leased and heartbeated) until a slot frees; range 0..100,000; default: the queue's
+     * concurrency. A finishing handler starts the next held job itself, and claims carry more jobs
+     * per statement. Raise it for many short jobs, above all on Java 17, where each slot is a
+     * platform thread: 64 slots with a prefetch of 1,024 drain no-op jobs faster than 1,024 slots
+     * (docs/operations.md). Lower it, down to 0 (claim only free slots), for long jobs on several
+     * nodes, so that one node does not hold a backlog others could run. A held job that waited half
+     * a lease without a slot is handed back.
+     */
+    public Builder prefetch(int jobs) {
+      if (jobs < 0 || jobs > 100_000) {
+        throw new InvalidConfigException("prefetch", "0..100000", jobs);
+      }
+      this.prefetch = jobs;
+      return this;
+    }
+
+    /**
      * Finishes that may wait to be written before handlers block; default 10,000, range
-     * 1..1,000,000. The client uses at most twice its total concurrency (at least 64) of it.
+     * 1..1,000,000. The client uses at most its total concurrency plus prefetch (at least 64) of
+     * it.
      */
     public Builder completerCapacity(int capacity) {
       if (capacity < 1 || capacity > 1_000_000) {

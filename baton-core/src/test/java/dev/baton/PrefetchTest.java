@@ -1,6 +1,7 @@
 package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testing.Fixture;
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A producer whose queue has a backlog claims up to its concurrency beyond the free slots; those
  * jobs wait, held and heartbeated, in its buffer, and a worker whose handler returns starts the
- * next one at once.
+ * next one at once. {@link BatonConfig.Builder#prefetch(int)} sets how many, apart from the
+ * concurrency.
  */
 class PrefetchTest {
 
@@ -82,6 +84,61 @@ class PrefetchTest {
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE attempt <> 1")).isZero();
       assertThat(startedAfterClaimMs).allSatisfy(ms -> assertThat(ms).isLessThan(600));
       assertThat(baton.counters().handedBack()).isPositive();
+    }
+  }
+
+  @Test
+  void prefetchSetsHowManyJobsAreHeldBeyondTheSlots() throws Exception {
+    assertThat(heldWithBlockedHandlers(5)).isEqualTo(2 + 5);
+    assertThat(heldWithBlockedHandlers(0)).isEqualTo(2);
+  }
+
+  @Test
+  void prefetchOutOfRangeIsRejectedByName() {
+    assertThatThrownBy(() -> BatonConfig.builder().prefetch(-1))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessageContaining("prefetch")
+        .hasMessageContaining("0..100000")
+        .hasMessageContaining("-1");
+  }
+
+  /**
+   * Starts a client working "default" with 2 slots and {@code prefetch}, over a backlog of 20 jobs
+   * whose handlers block; returns the most jobs it held (running in the table) over 1.5 s after
+   * both slots were taken.
+   */
+  private static long heldWithBlockedHandlers(int prefetch) throws Exception {
+    try (Fixture f = new Fixture()) {
+      for (int i = 0; i < 20; i++) {
+        f.reader().enqueue(new Work(i));
+      }
+      CountDownLatch started = new CountDownLatch(2);
+      Baton baton =
+          f.start(
+              f.config()
+                  .queue("default", 2)
+                  .prefetch(prefetch)
+                  .pollInterval(Duration.ofMillis(50))
+                  .stopTimeout(Duration.ofMillis(100))
+                  .maintenanceEnabled(false)
+                  .build(),
+              b ->
+                  b.handler(
+                      Work.class,
+                      (ctx, a) -> {
+                        started.countDown();
+                        Fixture.blockUntilInterrupted();
+                      }));
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      long most = 0;
+      long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+      while (System.nanoTime() < until) {
+        most = Math.max(most, f.count("SELECT count(*) FROM %s.job WHERE state = 'running'"));
+        Thread.sleep(20);
+      }
+      assertThat(baton.counters().running()).isEqualTo(2);
+      baton.stop();
+      return most;
     }
   }
 }

@@ -31,6 +31,7 @@ record BenchOptions(
     boolean keepSchemas,
     boolean traceSql,
     Duration heartbeat,
+    Integer prefetch,
     Sweep sweep,
     List<String> rawArgs) {
 
@@ -112,6 +113,8 @@ record BenchOptions(
           --timeout-s S         give up on one drain after S seconds (default 600)
           --database-url URL    JDBC URL of the server; default: an embedded PostgreSQL
                                 (e.g. 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres')
+          --prefetch N          jobs the worked queue claims ahead of its free slots while it
+                                has a backlog (BatonConfig prefetch; default: --workers)
           --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
                                 a third of the 30 s lease); short values stress the
                                 heartbeat's overlap with the completer
@@ -152,6 +155,7 @@ record BenchOptions(
     boolean keep = false;
     boolean trace = false;
     Duration heartbeat = null;
+    Integer prefetch = null;
     List<Integer> sweepWorkers = DEFAULT_SWEEP_WORKERS;
     int rounds = 1;
     String label = defaultLabel();
@@ -206,6 +210,7 @@ record BenchOptions(
         case "--timeout-s" -> timeout = Duration.ofSeconds(positive(name, value));
         case "--database-url" -> url = value;
         case "--heartbeat-ms" -> heartbeat = Duration.ofMillis(positive(name, value));
+        case "--prefetch" -> prefetch = nonNegative(name, value);
         case "--rounds" -> rounds = positive(name, value);
         case "--csv" -> csv = PlotOptions.outputFile(name, value);
         case "--png" -> png = PlotOptions.pngFile(name, value);
@@ -237,6 +242,7 @@ record BenchOptions(
         keep,
         trace,
         heartbeat,
+        prefetch,
         sweepOptions,
         List.of(args));
   }
@@ -257,6 +263,7 @@ record BenchOptions(
         keepSchemas,
         traceSql,
         heartbeat,
+        prefetch,
         sweep,
         rawArgs);
   }
@@ -277,6 +284,7 @@ record BenchOptions(
         keepSchemas,
         traceSql,
         heartbeat,
+        prefetch,
         sweep,
         rawArgs);
   }
@@ -291,6 +299,9 @@ record BenchOptions(
     BatonConfig.Builder b = BatonConfig.builder().schema(schema).queue("default", workers);
     if (heartbeat != null) {
       b.heartbeatInterval(heartbeat);
+    }
+    if (prefetch != null) {
+      b.prefetch(prefetch);
     }
     return b.build();
   }

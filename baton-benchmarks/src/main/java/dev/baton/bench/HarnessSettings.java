@@ -50,6 +50,9 @@ import java.util.Properties;
  *             BatonConfig.Builder#claimOnEnqueue(boolean)}. With {@code BATON_ENQUEUE_VIA=same}
  *             (W2), true lets an enqueue with a slot free claim its job in the insert; false
  *             measures the NOTIFY-free local wake-up and a claim statement instead.
+ *         <li>{@code BATON_PREFETCH} [the concurrency]: the working client's {@link
+ *             BatonConfig.Builder#prefetch(int)}, the jobs its queue claims ahead of its free
+ *             slots; with it, a few slots can take claims as large as many slots do.
  *       </ul>
  * </ul>
  *
@@ -75,7 +78,8 @@ record HarnessSettings(
     String enqueueVia,
     int bulkChunk,
     boolean claimOnEnqueue,
-    boolean keepCompleted) {
+    boolean keepCompleted,
+    Integer prefetch) {
 
   /** Baton's schema: the default one. The database is created fresh for every run. */
   static final String SCHEMA = BatonConfig.DEFAULT_SCHEMA;
@@ -132,7 +136,8 @@ record HarnessSettings(
         via,
         envInt("BATON_BULK_CHUNK", 0),
         Boolean.parseBoolean(claim),
-        Boolean.parseBoolean(keep));
+        Boolean.parseBoolean(keep),
+        env("BATON_PREFETCH", null) == null ? null : envInt("BATON_PREFETCH", 0));
   }
 
   /** A fixed-size HikariCP pool (minimum idle = maximum, as HikariCP recommends). */
@@ -158,6 +163,9 @@ record HarnessSettings(
             .claimOnEnqueue(claimOnEnqueue);
     if (!keepCompleted) {
       b.completedRetention(Duration.ZERO);
+    }
+    if (prefetch != null) {
+      b.prefetch(prefetch);
     }
     return b.build();
   }
@@ -198,6 +206,7 @@ record HarnessSettings(
     BatonConfig w = workerConfig();
     Map<String, Object> tuning = new LinkedHashMap<>();
     tuning.put("concurrency", concurrency);
+    tuning.put("prefetch", w.prefetchOf(concurrency));
     tuning.put("hikariPoolSize", poolSize);
     tuning.put("enqueueVia", workload.equals("w2") ? enqueueVia : "same");
     tuning.put("claimOnEnqueue", claimOnEnqueue);

@@ -440,7 +440,8 @@ class ServiceStartStopStressTest {
                       new String[0],
                       new Long[0],
                       Duration.ofMinutes(1),
-                      100));
+                      100,
+                      2));
           return new Instance(
               producer::start,
               () -> producer.stop(STOP_TIMEOUT),

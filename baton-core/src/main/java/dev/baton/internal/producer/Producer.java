@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,7 +56,8 @@ public final class Producer {
       String[] timeoutKinds,
       Long[] timeoutMillis,
       Duration defaultTimeout,
-      int completionBatchSize) {}
+      int completionBatchSize,
+      int prefetch) {}
 
   private final DataSource dataSource;
   private final JobStore store;
@@ -71,6 +73,14 @@ public final class Producer {
   private final ConcurrentLinkedQueue<RunningJob> buffer = new ConcurrentLinkedQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
   private volatile boolean backlogged; // the last claim filled all it asked for
+  // Jobs asked for by claims in flight (both streams), not yet counted in inFlight or buffered:
+  // each claim asks only for the room the other has not, so the node never holds more than its
+  // concurrency plus its prefetch.
+  private final AtomicInteger claiming = new AtomicInteger();
+  // Set by a stream that was woken while the other's claim held all the room: that claim may have
+  // been sent before what woke us (a resume, an enqueue), so the other stream claims once more
+  // when its statement returns instead of sleeping on a short claim.
+  private final AtomicBoolean claimAgain = new AtomicBoolean();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread[] threads;
@@ -264,9 +274,12 @@ public final class Producer {
     }
   }
 
-  /** Jobs claimed beyond the free slots when the queue has a backlog: the queue's concurrency. */
+  /**
+   * Jobs claimed beyond the free slots when the queue has a backlog: {@link
+   * dev.baton.BatonConfig#prefetchOf(int)}, by default the queue's concurrency.
+   */
   private int prefetch() {
-    return settings.concurrency();
+    return settings.prefetch();
   }
 
   /**
@@ -348,58 +361,87 @@ public final class Producer {
       if (free <= 0 && ahead <= prefetch() / 2) {
         return; // slots busy and the buffer at least half full: wait for a slot
       }
-      int limit = Math.max(0, free) + Math.max(0, ahead);
+      int asked = claiming.get();
+      int limit = Math.max(0, free) + Math.max(0, ahead) - asked;
       if (limit <= 0) {
+        if (asked > 0) {
+          // The other stream's claim in flight asks for the room there is; it claims again when it
+          // returns. Set before reading the count, and read there after releasing it, so one of
+          // the two always sees the other: if it already returned, count again here.
+          claimAgain.set(true);
+          if (claiming.get() == 0) {
+            continue;
+          }
+        }
         return;
       }
-      long claimedAt = System.nanoTime(); // before the claim: a safe bound for lease and deadline
-      JobStore.ClaimParams params = claimParams(limit);
-      // Finished jobs waiting to be written ride along with the claim: one commit for both.
-      List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
-      List<ClaimedJob> claimed;
-      if (done.isEmpty()) {
-        claimed = store.claim(dataSource, params);
-      } else {
-        JobStore.CompleteAndClaim r;
-        try {
-          r = store.completeAndClaim(dataSource, Completer.finishes(done), params);
-        } catch (RuntimeException e) {
-          completer.requeue(done);
-          throw e;
-        }
-        completer.settle(done, r.completed());
-        claimed = r.claimed();
+      if (!claiming.compareAndSet(asked, asked + limit)) {
+        continue; // the other stream reserved room meanwhile: count again
       }
-      for (ClaimedJob job : claimed) {
-        RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
-        RunningJob older = held.add(rj);
-        if (older != null && older.fence() != rj.fence()) {
-          // This node claimed again a job it still ran under an older fence: the new claim proves
-          // the old one lost. Its handler is interrupted and its result will be dropped.
-          counters.leasesLost.increment();
-          log.warn(
-              "lost job {} (fence {}): this node claimed it again under fence {}; interrupting the"
-                  + " older handler",
-              job.id(),
-              older.fence(),
-              rj.fence());
-          older.stop(StopReason.LOST);
-        }
-        counters.claimed.increment();
-        if (inFlight.incrementAndGet() <= settings.concurrency()) {
-          executor.execute(rj);
-        } else {
-          inFlight.decrementAndGet();
-          buffered.incrementAndGet();
-          buffer.add(rj);
-        }
+      boolean full;
+      try {
+        full = claimInto(limit);
+      } finally {
+        claiming.addAndGet(-limit); // its jobs now count in inFlight or buffered
       }
-      backlogged = claimed.size() == limit;
-      if (!backlogged) {
-        slotsWereFull = false; // drained: new jobs announce themselves by NOTIFY or the poll
+      if (!full && !claimAgain.getAndSet(false)) {
         return;
       }
     }
+  }
+
+  /**
+   * Claims up to {@code limit} jobs (carrying the completions waiting to be written) and starts or
+   * buffers them. Returns whether the claim filled its limit (the queue has a backlog).
+   */
+  private boolean claimInto(int limit) {
+    long claimedAt = System.nanoTime(); // before the claim: a safe bound for lease and deadline
+    JobStore.ClaimParams params = claimParams(limit);
+    // Finished jobs waiting to be written ride along with the claim: one commit for both.
+    List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
+    List<ClaimedJob> claimed;
+    if (done.isEmpty()) {
+      claimed = store.claim(dataSource, params);
+    } else {
+      JobStore.CompleteAndClaim r;
+      try {
+        r = store.completeAndClaim(dataSource, Completer.finishes(done), params);
+      } catch (RuntimeException e) {
+        completer.requeue(done);
+        throw e;
+      }
+      completer.settle(done, r.completed());
+      claimed = r.claimed();
+    }
+    for (ClaimedJob job : claimed) {
+      RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
+      RunningJob older = held.add(rj);
+      if (older != null && older.fence() != rj.fence()) {
+        // This node claimed again a job it still ran under an older fence: the new claim proves
+        // the old one lost. Its handler is interrupted and its result will be dropped.
+        counters.leasesLost.increment();
+        log.warn(
+            "lost job {} (fence {}): this node claimed it again under fence {}; interrupting the"
+                + " older handler",
+            job.id(),
+            older.fence(),
+            rj.fence());
+        older.stop(StopReason.LOST);
+      }
+      counters.claimed.increment();
+      if (inFlight.incrementAndGet() <= settings.concurrency()) {
+        executor.execute(rj);
+      } else {
+        inFlight.decrementAndGet();
+        buffered.incrementAndGet();
+        buffer.add(rj);
+      }
+    }
+    backlogged = claimed.size() == limit;
+    if (!backlogged) {
+      slotsWereFull = false; // drained: new jobs announce themselves by NOTIFY or the poll
+    }
+    return backlogged;
   }
 
   /** Starts buffered jobs while slots are free (slots freed while nothing was buffered). */
