@@ -624,8 +624,9 @@ public final class BatonConfig {
      * per statement. Raise it for many short jobs, above all on Java 17, where each slot is a
      * platform thread: 64 slots with a prefetch of 1,024 drain no-op jobs faster than 1,024 slots
      * (docs/operations.md). Lower it, down to 0 (claim only free slots), for long jobs on several
-     * nodes, so that one node does not hold a backlog others could run. A held job that waited half
-     * a lease without a slot is handed back.
+     * nodes, so that one node does not hold a backlog others could run. Each of a queue's two claim
+     * streams may fill the buffer, so a queue holds at most its concurrency plus twice this. A held
+     * job that waited half a lease without a slot is handed back.
      */
     public Builder prefetch(int jobs) {
       if (jobs < 0 || jobs > 100_000) {

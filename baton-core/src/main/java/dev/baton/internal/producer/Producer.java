@@ -73,11 +73,14 @@ public final class Producer {
   private final ConcurrentLinkedQueue<RunningJob> buffer = new ConcurrentLinkedQueue<>();
   private final AtomicInteger buffered = new AtomicInteger();
   private volatile boolean backlogged; // the last claim filled all it asked for
-  // Jobs asked for by claims in flight (both streams), not yet counted in inFlight or buffered:
-  // each claim asks only for the room the other has not, so the node never holds more than its
-  // concurrency plus its prefetch.
+  // Free slots asked for by claims in flight (both streams), not yet counted in inFlight: each
+  // claim asks only for the free slots the other has not, so no claim takes a job for a slot
+  // another claim fills, and with prefetch 0 a node holds no job it cannot start. The prefetch
+  // part is not shared: each stream may fill the buffer, so a node holds at most its concurrency
+  // plus twice its prefetch. (Sharing that part too cost the default drain 5-10%: the second
+  // stream then rarely had a claim in flight; docs/BENCHMARKS.md.)
   private final AtomicInteger claiming = new AtomicInteger();
-  // Set by a stream that was woken while the other's claim held all the room: that claim may have
+  // Set by a stream that was woken while the other's claim held all the slots: that claim may have
   // been sent before what woke us (a resume, an enqueue), so the other stream claims once more
   // when its statement returns instead of sleeping on a short claim.
   private final AtomicBoolean claimAgain = new AtomicBoolean();
@@ -362,10 +365,11 @@ public final class Producer {
         return; // slots busy and the buffer at least half full: wait for a slot
       }
       int asked = claiming.get();
-      int limit = Math.max(0, free) + Math.max(0, ahead) - asked;
+      int freeLeft = Math.max(0, free) - asked;
+      int limit = Math.max(0, freeLeft) + Math.max(0, ahead);
       if (limit <= 0) {
         if (asked > 0) {
-          // The other stream's claim in flight asks for the room there is; it claims again when it
+          // The other stream's claim in flight asks for the free slots; it claims again when it
           // returns. Set before reading the count, and read there after releasing it, so one of
           // the two always sees the other: if it already returned, count again here.
           claimAgain.set(true);
@@ -375,14 +379,15 @@ public final class Producer {
         }
         return;
       }
-      if (!claiming.compareAndSet(asked, asked + limit)) {
-        continue; // the other stream reserved room meanwhile: count again
+      int reserved = Math.max(0, freeLeft);
+      if (!claiming.compareAndSet(asked, asked + reserved)) {
+        continue; // the other stream reserved slots meanwhile: count again
       }
       boolean full;
       try {
         full = claimInto(limit);
       } finally {
-        claiming.addAndGet(-limit); // its jobs now count in inFlight or buffered
+        claiming.addAndGet(-reserved); // its jobs now count in inFlight or buffered
       }
       if (!full && !claimAgain.getAndSet(false)) {
         return;
