@@ -25,25 +25,7 @@ class PrefetchTest {
   @Test
   void stopHandsBackBufferedJobsAndRunningOnes() throws Exception {
     try (Fixture f = new Fixture()) {
-      for (int i = 0; i < 10; i++) {
-        f.reader().enqueue(new Work(i));
-      }
-      CountDownLatch started = new CountDownLatch(2);
-      Baton baton =
-          f.start(
-              f.config()
-                  .queue("default", 2)
-                  .stopTimeout(Duration.ofMillis(100))
-                  .maintenanceEnabled(false)
-                  .build(),
-              b ->
-                  b.handler(
-                      Work.class,
-                      (ctx, a) -> {
-                        started.countDown();
-                        Fixture.blockUntilInterrupted();
-                      }));
-      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      Baton baton = startWithBlockedSlots(f, 10, twoSlots(f));
       // The first claim filled both slots, so the producer claims ahead: 2 more wait held.
       await()
           .atMost(Duration.ofSeconds(10))
@@ -110,27 +92,9 @@ class PrefetchTest {
    */
   private static long heldWithBlockedHandlers(int prefetch) throws Exception {
     try (Fixture f = new Fixture()) {
-      for (int i = 0; i < 20; i++) {
-        f.reader().enqueue(new Work(i));
-      }
-      CountDownLatch started = new CountDownLatch(2);
       Baton baton =
-          f.start(
-              f.config()
-                  .queue("default", 2)
-                  .prefetch(prefetch)
-                  .pollInterval(Duration.ofMillis(50))
-                  .stopTimeout(Duration.ofMillis(100))
-                  .maintenanceEnabled(false)
-                  .build(),
-              b ->
-                  b.handler(
-                      Work.class,
-                      (ctx, a) -> {
-                        started.countDown();
-                        Fixture.blockUntilInterrupted();
-                      }));
-      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+          startWithBlockedSlots(
+              f, 20, twoSlots(f).prefetch(prefetch).pollInterval(Duration.ofMillis(50)));
       long most = 0;
       long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
       while (System.nanoTime() < until) {
@@ -141,5 +105,36 @@ class PrefetchTest {
       baton.stop();
       return most;
     }
+  }
+
+  private static BatonConfig.Builder twoSlots(Fixture f) {
+    return f.config()
+        .queue("default", 2)
+        .stopTimeout(Duration.ofMillis(100))
+        .maintenanceEnabled(false);
+  }
+
+  /**
+   * Enqueues {@code jobs} jobs, starts a client with {@code config} whose handlers block until
+   * interrupted, and returns it once two handlers have started.
+   */
+  private static Baton startWithBlockedSlots(Fixture f, int jobs, BatonConfig.Builder config)
+      throws InterruptedException {
+    for (int i = 0; i < jobs; i++) {
+      f.reader().enqueue(new Work(i));
+    }
+    CountDownLatch started = new CountDownLatch(2);
+    Baton baton =
+        f.start(
+            config.build(),
+            b ->
+                b.handler(
+                    Work.class,
+                    (ctx, a) -> {
+                      started.countDown();
+                      Fixture.blockUntilInterrupted();
+                    }));
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    return baton;
   }
 }
