@@ -72,8 +72,8 @@ class PrefetchTest {
   @Test
   void prefetchSetsHowManyJobsAreHeldBeyondTheSlots() throws Exception {
     // Each of the two claim streams may fill the buffer; the slots are shared exactly.
-    assertThat(heldWithBlockedHandlers(5)).isBetween(2L + 5, 2L + 2 * 5);
-    assertThat(heldWithBlockedHandlers(0)).isEqualTo(2);
+    assertHeldWithBlockedHandlers(5, 2 + 5, 2 + 2 * 5);
+    assertHeldWithBlockedHandlers(0, 2, 2);
   }
 
   @Test
@@ -87,23 +87,23 @@ class PrefetchTest {
 
   /**
    * Starts a client working "default" with 2 slots and {@code prefetch}, over a backlog of 20 jobs
-   * whose handlers block; returns the most jobs it held (running in the table) over 1.5 s after
-   * both slots were taken.
+   * whose handlers block, and checks that the jobs it holds (running in the table) reach {@code
+   * least} and then stay at most {@code most} for 1.5 s.
    */
-  private static long heldWithBlockedHandlers(int prefetch) throws Exception {
+  private static void assertHeldWithBlockedHandlers(int prefetch, long least, long most)
+      throws Exception {
     try (Fixture f = new Fixture()) {
       Baton baton =
           startWithBlockedSlots(
               f, 20, twoSlots(f).prefetch(prefetch).pollInterval(Duration.ofMillis(50)));
-      long most = 0;
-      long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
-      while (System.nanoTime() < until) {
-        most = Math.max(most, f.count("SELECT count(*) FROM %s.job WHERE state = 'running'"));
-        Thread.sleep(20);
-      }
+      String held = "SELECT count(*) FROM %s.job WHERE state = 'running'";
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.count(held) >= least);
+      await()
+          .during(Duration.ofMillis(1_500))
+          .atMost(Duration.ofSeconds(3))
+          .until(() -> f.count(held) <= most);
       assertThat(baton.counters().running()).isEqualTo(2);
       baton.stop();
-      return most;
     }
   }
 
