@@ -14,7 +14,8 @@
 WITH f AS (SELECT * FROM unnest(:ids::bigint[], :fences::bigint[]) AS f(id, fence)),
 locked AS MATERIALIZED (
   SELECT j.id FROM "baton".job j JOIN f ON j.id = f.id
-  WHERE j.fence = f.fence AND j.state = 'running'
+  WHERE j.id = ANY (ARRAY(SELECT f.id FROM f)) AND j.fence = f.fence
+    AND j.state = (SELECT 'running'::text)
   ORDER BY j.id
   FOR UPDATE OF j
 ),
