@@ -9,11 +9,12 @@
 -- complete_and_claim.sql. Run with -M prepared. Variables (-D): as complete_and_claim.sql.
 WITH f AS (SELECT * FROM unnest(:ids::bigint[], :fences::bigint[]) AS f(id, fence)),
 locked AS MATERIALIZED (
-  SELECT j.id FROM "baton".job j JOIN f ON j.id = f.id
-  WHERE j.id = ANY (ARRAY(SELECT f.id FROM f)) AND j.fence = f.fence
-    AND j.state = (SELECT 'running'::text)
-  ORDER BY j.id
-  FOR UPDATE OF j
+  SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
+  CROSS JOIN LATERAL (
+    SELECT j.id FROM "baton".job j
+    WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+    FOR UPDATE OF j
+  ) held
 ),
 done AS (
 DELETE FROM "baton".job j

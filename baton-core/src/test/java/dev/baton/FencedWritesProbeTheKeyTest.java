@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>The table is analysed while nothing runs, then another node claims 2,000 jobs: the statistics
  * now say almost nothing runs, which is when the planner prefers that index (a table last analysed
  * while idle, then a burst). The real code paths run with their real binds through {@link
- * PlanRecorder}, which has PostgreSQL plan each statement as it goes.
+ * PlanRecorder}, which has PostgreSQL plan each statement as it goes, with its binds and (on
+ * PostgreSQL 16 and later) as the generic plan a prepared statement may switch to.
  */
 class FencedWritesProbeTheKeyTest {
 
@@ -94,11 +95,18 @@ class FencedWritesProbeTheKeyTest {
           .filteredOn(p -> p.sql().contains("fence"))
           .hasSizeGreaterThanOrEqualTo(6)
           .allSatisfy(
-              p ->
-                  assertThat(p.plan())
-                      .as("plan of %s", p.sql())
+              p -> {
+                assertThat(p.plan())
+                    .as("plan of %s", p.sql())
+                    .contains("_pkey")
+                    .doesNotContain("job_running_idx");
+                if (p.genericPlan() != null) {
+                  assertThat(p.genericPlan())
+                      .as("generic plan of %s", p.sql())
                       .contains("_pkey")
-                      .doesNotContain("job_running_idx"));
+                      .doesNotContain("job_running_idx");
+                }
+              });
 
       // The rescuer picks expired leases by that index, as it should, then updates them by key;
       // the scheduler likewise with job_waiting_idx.
@@ -119,9 +127,17 @@ class FencedWritesProbeTheKeyTest {
         .filteredOn(p -> p.sql().contains(sqlMark))
         .isNotEmpty()
         .allSatisfy(
-            p ->
-                assertThat(p.plan().split(index, -1))
-                    .as("uses of %s in the plan (the pick only):%n%s", index, p.plan())
-                    .hasSize(2));
+            p -> {
+              assertThat(p.plan().split(index, -1))
+                  .as("uses of %s in the plan (the pick only):%n%s", index, p.plan())
+                  .hasSize(2);
+              if (p.genericPlan() != null) {
+                assertThat(p.genericPlan().split(index, -1))
+                    .as(
+                        "uses of %s in the generic plan (the pick only):%n%s",
+                        index, p.genericPlan())
+                    .hasSize(2);
+              }
+            });
   }
 }

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,8 +22,12 @@ import javax.sql.DataSource;
  */
 public final class PlanRecorder {
 
-  /** One statement's text and the plan PostgreSQL made for it with its binds. */
-  public record Plan(String sql, String plan) {}
+  /**
+   * One statement's text, the plan PostgreSQL made for it with its binds (a custom plan, as for a
+   * statement's first executions), and its generic plan (as a prepared statement may use after five
+   * executions; PostgreSQL 16 and later, else null).
+   */
+  public record Plan(String sql, String plan, String genericPlan) {}
 
   private final DataSource target;
   private final List<Plan> plans = new CopyOnWriteArrayList<>();
@@ -77,7 +82,7 @@ public final class PlanRecorder {
               || name.equals("executeUpdate")
               || name.equals("execute")) {
             if (args == null || args.length == 0) {
-              plans.add(new Plan(sql, explain(c, sql, binds)));
+              plans.add(new Plan(sql, explain(c, sql, binds), explainGeneric(c, sql)));
             }
           }
           return call(ps, m, args);
@@ -102,6 +107,54 @@ public final class PlanRecorder {
     } catch (Exception e) {
       throw new IllegalStateException("cannot replay the binds of: " + sql, e);
     }
+  }
+
+  private static String explainGeneric(Connection c, String sql) throws SQLException {
+    if (c.getMetaData().getDatabaseMajorVersion() < 16) {
+      return null;
+    }
+    // EXPLAIN (GENERIC_PLAN) takes $n placeholders without values only where no bind message
+    // follows, as in PL/pgSQL's EXECUTE of a text.
+    try (Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE OR REPLACE FUNCTION pg_temp.generic_plan(q text) RETURNS SETOF text"
+              + " LANGUAGE plpgsql AS $f$ BEGIN"
+              + " RETURN QUERY EXECUTE 'EXPLAIN (GENERIC_PLAN) ' || q; END $f$");
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_temp.generic_plan(?)")) {
+      ps.setString(1, numbered(sql));
+      StringBuilder plan = new StringBuilder();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          plan.append(rs.getString(1)).append('\n');
+        }
+      }
+      return plan.toString();
+    }
+  }
+
+  /** {@code sql} with each {@code ?} outside quotes as $1, $2, ... */
+  static String numbered(String sql) {
+    StringBuilder out = new StringBuilder(sql.length() + 16);
+    int n = 0;
+    char quote = 0;
+    for (int i = 0; i < sql.length(); i++) {
+      char ch = sql.charAt(i);
+      if (quote != 0) {
+        if (ch == quote) {
+          quote = 0;
+        }
+        out.append(ch);
+      } else if (ch == '\'' || ch == '"') {
+        quote = ch;
+        out.append(ch);
+      } else if (ch == '?') {
+        out.append('$').append(++n);
+      } else {
+        out.append(ch);
+      }
+    }
+    return out.toString();
   }
 
   private static Object call(Object target, Method m, Object[] args) throws SQLException {

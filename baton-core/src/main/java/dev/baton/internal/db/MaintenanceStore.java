@@ -39,10 +39,11 @@ public final class MaintenanceStore {
 
   private static final String NOW = "(SELECT now FROM clk)";
 
-  // RESCUE and SCHEDULE pick by their partial index, then update the picked rows by primary key:
-  // the state is tested against a sub-select, not a literal, so that the planner cannot prove the
-  // index's predicate and read the whole index once more (every running or waiting job) to join
-  // the few it picked (see JobStore's note on fenced writes; FencedWritesProbeTheKeyTest).
+  // RESCUE and SCHEDULE pick by their partial index, then update the picked rows by primary key
+  // (an array of their ids, no join): the state is tested against a sub-select, not a literal, so
+  // that the planner cannot prove the index's predicate and read the whole index once more (every
+  // running or waiting job) to join the few it picked (see JobStore's note on fenced writes;
+  // FencedWritesProbeTheKeyTest).
 
   // Running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to the queue:
   // retryable, or discarded at max attempts, or cancelled when a cancel was asked for; each with an
@@ -82,9 +83,7 @@ public final class MaintenanceStore {
                 coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
             lease_expires_at = NULL,
             deadline_at = NULL
-        FROM picked
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.id = picked.id
-          AND j.state = (SELECT 'running'::text)
+        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
           AND (j.lease_expires_at < $NOW OR j.deadline_at < $NOW)
         RETURNING j.id, j.state, j.attempted_by
       )
@@ -108,8 +107,7 @@ public final class MaintenanceStore {
       ),
       upd AS (
         UPDATE %1$s.job j SET state = 'available'
-        FROM picked
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.id = picked.id
+        WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
           AND j.state IN ((SELECT 'scheduled'::text), (SELECT 'retryable'::text))
         RETURNING j.queue
       ),

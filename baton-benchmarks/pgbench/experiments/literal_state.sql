@@ -1,0 +1,57 @@
+-- complete_and_claim_delete.sql as Baton wrote it before the eighth session: the held rows are
+-- found with the literal state = 'running', which lets the planner read all of job_running_idx
+-- (every running job) instead of probing the primary key. For the A/B of run.sh only.
+WITH f AS (SELECT * FROM unnest(:ids::bigint[], :fences::bigint[]) AS f(id, fence)),
+locked AS MATERIALIZED (
+  SELECT j.id FROM "baton".job j JOIN f ON j.id = f.id
+  WHERE j.fence = f.fence AND j.state = 'running'
+  ORDER BY j.id
+  FOR UPDATE OF j
+),
+done AS (
+DELETE FROM "baton".job j
+USING locked
+WHERE j.id = locked.id
+RETURNING j.id, j.fence, j.queue, j.attempted_by
+),
+counted AS (
+INSERT INTO "baton".job_completions AS c (bucket, queue, node, pid, n)
+SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+       coalesce(attempted_by, ''), pg_backend_pid(), count(*)
+FROM done GROUP BY queue, attempted_by
+ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
+),
+picked AS MATERIALIZED (
+  SELECT id FROM "baton".job
+  WHERE state = 'available' AND queue = :queue
+    AND NOT EXISTS (SELECT 1 FROM "baton".queue q WHERE q.name = :queue AND q.paused_at IS NOT NULL)
+  ORDER BY priority, scheduled_at, id
+  LIMIT :batch
+  FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+UPDATE "baton".job j
+SET state = 'running',
+    attempt = j.attempt + 1,
+    attempted_at = now(),
+    attempted_by = :node,
+    lease_expires_at = now() + :lease_ms * interval '1 millisecond',
+    deadline_at = now() + (coalesce(
+        (SELECT t.ms FROM unnest(:timeout_kinds::text[], :timeout_ms::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+        :default_timeout_ms) + :lease_ms) * interval '1 millisecond',
+    fence = nextval('"baton".job_fence_seq')
+FROM picked
+WHERE j.id = picked.id
+RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
+          j.idempotency_key, j.metadata::text AS metadata,
+          -- epoch microseconds: cheaper to read than a timestamptz through the driver
+          (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
+          j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
+          -- how long it had been due, for the pickup latency metric; by the database clock
+          greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
+            AS due_for_us
+)
+SELECT coalesce(array_agg(id), '{}') AS ids, coalesce(array_agg(fence), '{}') AS fences,
+       (SELECT count(*) FROM done) AS completed
+FROM claimed
+\gset
