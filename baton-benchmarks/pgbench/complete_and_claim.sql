@@ -23,8 +23,7 @@ locked AS MATERIALIZED (
 done AS (
 UPDATE "baton".job j
 SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
-FROM locked
-WHERE j.id = locked.id
+WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
 RETURNING j.id, j.fence
 ),
 picked AS MATERIALIZED (
@@ -46,8 +45,7 @@ SET state = 'running',
         (SELECT t.ms FROM unnest(:timeout_kinds::text[], :timeout_ms::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
         :default_timeout_ms) + :lease_ms) * interval '1 millisecond',
     fence = nextval('"baton".job_fence_seq')
-FROM picked
-WHERE j.id = picked.id
+WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
 RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
           j.idempotency_key, j.metadata::text AS metadata,
           -- epoch microseconds: cheaper to read than a timestamptz through the driver

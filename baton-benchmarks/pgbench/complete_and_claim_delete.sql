@@ -18,8 +18,7 @@ locked AS MATERIALIZED (
 ),
 done AS (
 DELETE FROM "baton".job j
-USING locked
-WHERE j.id = locked.id
+WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
 RETURNING j.id, j.fence, j.queue, j.attempted_by
 ),
 counted AS (
@@ -48,8 +47,7 @@ SET state = 'running',
         (SELECT t.ms FROM unnest(:timeout_kinds::text[], :timeout_ms::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
         :default_timeout_ms) + :lease_ms) * interval '1 millisecond',
     fence = nextval('"baton".job_fence_seq')
-FROM picked
-WHERE j.id = picked.id
+WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
 RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
           j.idempotency_key, j.metadata::text AS metadata,
           -- epoch microseconds: cheaper to read than a timestamptz through the driver

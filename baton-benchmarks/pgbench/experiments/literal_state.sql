@@ -1,5 +1,5 @@
--- complete_and_claim_delete.sql as Baton wrote it before the eighth session: the held rows are
--- found with the literal state = 'running', which lets the planner read all of job_running_idx
+-- complete_and_claim_delete.sql as it was before the eighth session (commit 0586802): the held rows
+-- are found with the literal state = 'running', which lets the planner read all of job_running_idx
 -- (every running job) instead of probing the primary key. For the A/B of run.sh only.
 WITH f AS (SELECT * FROM unnest(:ids::bigint[], :fences::bigint[]) AS f(id, fence)),
 locked AS MATERIALIZED (

@@ -84,12 +84,28 @@ class FencedWritesProbeTheKeyTest {
                       ds, List.of(Finish.completed(ids[2], fences[2])), claimBy("us", 1))
                   .completed())
           .hasSize(1);
+      assertThat(store.claim(ds, claimBy("us", 1))).hasSize(1);
       try (Connection c = ds.getConnection()) {
         c.setAutoCommit(false);
         assertThat(store.completeIfHeld(c, ids[3], fences[3])).isTrue();
         c.commit();
       }
       List<PlanRecorder.Plan> holderWrites = recorder.plans();
+      // Nor does any of them, or a claim, read the whole table: the rows a claim picked are updated
+      // by key too, also in the generic plan (which estimates a tenth of the table for "LIMIT ?").
+      assertThat(holderWrites)
+          .as("statements of the holder's writes and claims")
+          .filteredOn(p -> p.sql().contains("fence"))
+          .hasSizeGreaterThanOrEqualTo(7)
+          .allSatisfy(
+              p -> {
+                assertThat(p.plan()).as("plan of %s", p.sql()).doesNotContain("Seq Scan on job");
+                if (p.genericPlan() != null) {
+                  assertThat(p.genericPlan())
+                      .as("generic plan of %s", p.sql())
+                      .doesNotContain("Seq Scan on job");
+                }
+              });
       assertThat(holderWrites)
           .as("statements of the holder's writes")
           .filteredOn(p -> p.sql().contains("fence"))
