@@ -188,16 +188,16 @@ public final class JobStore {
   // Every write of a holder finds its rows by primary key, one probe per (id, fence) pair (a
   // LATERAL sub-select per pair), and tests the state against (SELECT 'running'::text), never the
   // bare literal. Given the literal, the planner can prove job_running_idx's predicate and read
-  // that
-  // whole index instead: every running job of every node, for a batch of a few. Its statistics
-  // invite that whenever they were taken while few jobs ran (a table analysed while idle, then a
-  // burst): a completion or heartbeat then costs in proportion to the cluster's running jobs, not
-  // to its own batch (pgbench, a drain of 100,000 jobs beside 20,000 long-running ones of another
-  // node: 0.71x its idle rate with the literal). The sub-select hides the constant from that proof.
+  // that whole index instead: every running job of every node, for a batch of a few. Statistics
+  // taken while few jobs ran (a table analysed while idle, then a burst) invite it, and a
+  // completion or heartbeat then costs in proportion to the cluster's running jobs, not to its
+  // own batch (pgbench, a drain of 100,000 jobs beside 20,000 long-running ones of another node:
+  // 0.51-0.76x its idle rate with the literal). The sub-select hides the constant from that proof.
+  //
   // The pairs are probed one by one because a join of the pairs with a scan of their ids let the
   // planner rescan that scan for every pair (a generic plan estimates 10 pairs): quadratic in the
   // batch. The rows a statement locked or picked are then written through an array of their ids,
-  // without a join: a generic plan estimates a tenth of the table for "LIMIT ?" and joined the
+  // without a join: a generic plan estimates a tenth of the table for "LIMIT ?", and it joined the
   // picked rows to a scan of the whole table (pgbench: half the drain's rate once it switched).
   // FencedWritesProbeTheKeyTest checks the plans, custom and generic.
 
