@@ -20,6 +20,14 @@ baton_schema() {
     psql -X -q -v ON_ERROR_STOP=1 -d "$1" -1 -f - >/dev/null
 }
 
+# Database $1 dropped (it must not be in use by anything that matters) and created again, with
+# Baton's schema.
+baton_fresh_db() {
+  PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+    -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1" >/dev/null
+  baton_schema "$1"
+}
+
 # $2 available jobs in database $1, one INSERT ... SELECT, then ANALYZE (load.sql).
 baton_prefill() {
   psql -X -q -v ON_ERROR_STOP=1 -d "$1" -v n="$2" -f "$HERE/load.sql" >/dev/null

@@ -21,9 +21,7 @@ PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$DB")
 source "$HERE/lib.sh"
 baton_bench_jar
 
-PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -d postgres \
-  -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-baton_schema "$DB"
+baton_fresh_db "$DB"
 
 BATCH=10; JOBS=20000
 have=0

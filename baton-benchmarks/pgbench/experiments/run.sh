@@ -24,9 +24,7 @@ PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$DB")
 source "$HERE/lib.sh"
 baton_bench_jar
 
-PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -d postgres \
-  -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-baton_schema "$DB"
+baton_fresh_db "$DB"
 "${PSQL[@]}" -c "INSERT INTO baton.job (queue, kind, args, state, attempt, attempted_at, attempted_by,
     lease_expires_at, deadline_at, fence)
   SELECT 'other', 'long', '{}', 'running', 1, now(), 'other-node', now() + interval '1 hour',

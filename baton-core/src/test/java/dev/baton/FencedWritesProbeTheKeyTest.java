@@ -6,6 +6,7 @@ import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.testing.Claims;
 import dev.baton.testing.Fixture;
 import dev.baton.testing.PlanRecorder;
 import dev.baton.testing.TestLeader;
@@ -34,17 +35,6 @@ class FencedWritesProbeTheKeyTest {
 
   record Work(int n) implements JobArgs {}
 
-  private static JobStore.ClaimParams claimBy(String node, int limit) {
-    return new JobStore.ClaimParams(
-        "default",
-        limit,
-        node,
-        Duration.ofMinutes(5),
-        new String[0],
-        new Long[0],
-        Duration.ofMinutes(5));
-  }
-
   @ParameterizedTest
   @EnumSource(JobStore.CompletedRows.class)
   void writesOfAHolderAndTheRescuerReadTheKeyNotEveryRunningJob(JobStore.CompletedRows completed)
@@ -58,8 +48,8 @@ class FencedWritesProbeTheKeyTest {
       }
       f.reader().enqueueMany(requests);
       f.execute("ANALYZE " + f.schema() + ".job");
-      assertThat(store.claim(f.dataSource(), claimBy("other", 2_000))).hasSize(2_000);
-      List<ClaimedJob> held = store.claim(f.dataSource(), claimBy("us", 5));
+      assertThat(store.claim(f.dataSource(), Claims.by("other", 2_000))).hasSize(2_000);
+      List<ClaimedJob> held = store.claim(f.dataSource(), Claims.by("us", 5));
       assertThat(held).hasSize(5);
 
       PlanRecorder recorder = new PlanRecorder(f.dataSource());
@@ -81,10 +71,10 @@ class FencedWritesProbeTheKeyTest {
       assertThat(
               store
                   .completeAndClaim(
-                      ds, List.of(Finish.completed(ids[2], fences[2])), claimBy("us", 1))
+                      ds, List.of(Finish.completed(ids[2], fences[2])), Claims.by("us", 1))
                   .completed())
           .hasSize(1);
-      assertThat(store.claim(ds, claimBy("us", 1))).hasSize(1);
+      assertThat(store.claim(ds, Claims.by("us", 1))).hasSize(1);
       try (Connection c = ds.getConnection()) {
         c.setAutoCommit(false);
         assertThat(store.completeIfHeld(c, ids[3], fences[3])).isTrue();

@@ -6,6 +6,7 @@ import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.testing.Claims;
 import dev.baton.testing.Fixture;
 import dev.baton.testing.TestLeader;
 import java.sql.Connection;
@@ -25,17 +26,6 @@ class OldFenceChangesNothingTest {
 
   record Work(int n) implements JobArgs {}
 
-  private static JobStore.ClaimParams claimBy(String node) {
-    return new JobStore.ClaimParams(
-        "default",
-        1,
-        node,
-        Duration.ofMinutes(5),
-        new String[0],
-        new Long[0],
-        Duration.ofMinutes(5));
-  }
-
   @ParameterizedTest
   @EnumSource(JobStore.CompletedRows.class)
   void everyWriteOfAHolderThatLostTheJobChangesNothing(JobStore.CompletedRows completed)
@@ -44,13 +34,13 @@ class OldFenceChangesNothingTest {
       JobStore store = new JobStore(SchemaName.of(f.schema()), completed);
       long id = f.reader().enqueue(new Work(1)).job().id();
 
-      ClaimedJob first = store.claim(f.dataSource(), claimBy("a")).get(0);
+      ClaimedJob first = store.claim(f.dataSource(), Claims.by("a", 1)).get(0);
       // A's lease runs out (it stalled); the rescuer returns the job; B claims it.
       TestLeader leader = TestLeader.elect(f.dataSource(), f.schema());
       leader.advance(Duration.ofMinutes(6));
       assertThat(leader.rescue()).isEqualTo(1);
       assertThat(leader.schedule()).isEqualTo(1);
-      ClaimedJob second = store.claim(f.dataSource(), claimBy("b")).get(0);
+      ClaimedJob second = store.claim(f.dataSource(), Claims.by("b", 1)).get(0);
       assertThat(second.id()).isEqualTo(id);
       assertThat(second.fence()).isGreaterThan(first.fence());
 
@@ -82,7 +72,8 @@ class OldFenceChangesNothingTest {
         c.commit();
       }
       JobStore.CompleteAndClaim cc =
-          store.completeAndClaim(f.dataSource(), List.of(Finish.completed(id, a)), claimBy("a"));
+          store.completeAndClaim(
+              f.dataSource(), List.of(Finish.completed(id, a)), Claims.by("a", 1));
       assertThat(cc.completed()).isEmpty();
       assertThat(cc.claimed()).isEmpty();
       assertThat(row(f, id)).as("row after every stale write").isEqualTo(before);
@@ -105,7 +96,7 @@ class OldFenceChangesNothingTest {
     try (Fixture f = new Fixture()) {
       JobStore store = new JobStore(SchemaName.of(f.schema()));
       long id = f.reader().enqueue(new Work(2)).job().id();
-      ClaimedJob first = store.claim(f.dataSource(), claimBy("a")).get(0);
+      ClaimedJob first = store.claim(f.dataSource(), Claims.by("a", 1)).get(0);
       // A snoozes with zero delay: the attempt is given back, so the next claim has the same
       // attempt number. A guard on attempt would let A write again; the fence does not.
       assertThat(
@@ -113,7 +104,7 @@ class OldFenceChangesNothingTest {
                   f.dataSource(),
                   List.of(new Finish(id, first.fence(), "available", 0L, null, -1, null))))
           .containsExactly(first.fence());
-      ClaimedJob second = store.claim(f.dataSource(), claimBy("b")).get(0);
+      ClaimedJob second = store.claim(f.dataSource(), Claims.by("b", 1)).get(0);
       assertThat(second.attempt()).isEqualTo(first.attempt());
       assertThat(second.fence()).isGreaterThan(first.fence());
       String before = row(f, id);
@@ -132,7 +123,7 @@ class OldFenceChangesNothingTest {
       }
       long last = 0;
       for (int i = 0; i < 50; i++) {
-        ClaimedJob c = store.claim(f.dataSource(), claimBy("n" + (i % 3))).get(0);
+        ClaimedJob c = store.claim(f.dataSource(), Claims.by("n" + (i % 3), 1)).get(0);
         assertThat(c.fence()).isGreaterThan(last);
         last = c.fence();
       }
