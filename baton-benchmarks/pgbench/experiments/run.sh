@@ -5,8 +5,12 @@
 # jobs per statement, default 500), while RUNNING (default 0) other jobs of another queue are held
 # running by another node with leases an hour long, as long-running jobs of other nodes would be.
 # VARIANT: current (../complete_and_claim_delete.sql), literal_state (the same before the eighth
-# session) or ready_table (a model with a separate table of ready jobs). Prints one line:
-# variant, running, processed, jobs/s. Database baton_experiment (dropped and re-created).
+# session) or ready_table (a model, not Baton: the current script with its claim taken from a
+# narrow table of ready jobs (queue, priority, scheduled_at, id) by deleting its rows, job's claim
+# index gone; the script is derived from the shipped one at each run, so it follows it; what the
+# table would cost elsewhere, a write at every move into or out of "available", is not modelled).
+# Prints one line: variant, running, processed, jobs/s. Database baton_experiment (dropped and
+# re-created).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -15,7 +19,20 @@ RUNNING=${2:-0}; ROUND=${3:-1}
 N=${W1_N:-100000}; BATCH=${BATCH:-500}; CLIENTS=${CLIENTS:-2}; DB=baton_experiment
 case $VARIANT in
   current) SCRIPT=$HERE/complete_and_claim_delete.sql ;;
-  literal_state|ready_table) SCRIPT=$HERE/experiments/$VARIANT.sql ;;
+  literal_state) SCRIPT=$HERE/experiments/$VARIANT.sql ;;
+  ready_table)
+    TMPD=$(mktemp -d); trap 'rm -rf "$TMPD"' EXIT
+    SCRIPT=$TMPD/ready_table.sql
+    # the claim's pick reads job_ready and deletes the rows it took; the update marks those ids
+    perl -0pe 's/  SELECT id FROM "baton".job\n  WHERE state = \x27available\x27 AND queue = :queue\n/  SELECT r.ctid AS rid FROM "baton".job_ready r\n  WHERE r.queue = :queue\n/;
+               s/  ORDER BY priority, scheduled_at, id\n/  ORDER BY r.priority, r.scheduled_at, r.id\n/;
+               s/(  FOR UPDATE SKIP LOCKED\n\),\n)(claimed AS)/$1unready AS (\nDELETE FROM "baton".job_ready r WHERE r.ctid = ANY (ARRAY(SELECT rid FROM picked)) RETURNING r.id\n),\n$2/;
+               s/ARRAY\(SELECT id FROM picked\)\)\n/ARRAY(SELECT id FROM unready))\n/' \
+      "$HERE/complete_and_claim_delete.sql" >"$SCRIPT"
+    if [[ $(grep -c 'job_ready\|FROM unready' "$SCRIPT") -ne 3 ]]; then
+      echo "ready_table: complete_and_claim_delete.sql no longer has the claim this model rewrites" >&2
+      exit 1
+    fi ;;
   *) echo "unknown variant $VARIANT (current | literal_state | ready_table)" >&2; exit 2 ;;
 esac
 [[ $RUNNING =~ ^[0-9]+$ ]] || { echo "RUNNING: expected a count of jobs, got $RUNNING" >&2; exit 2; }
