@@ -217,11 +217,11 @@ public final class Baton implements AutoCloseable {
       } else {
         local.unreserve();
       }
-      return new EnqueueResult(toJob(r.row()), r.row().existing());
+      return result(r.row());
     }
     JobRow row = Db.inTransaction(dataSource, what, c -> store.enqueue(c, job));
     wakeLocal(row.queue(), row.state());
-    return new EnqueueResult(toJob(row), row.existing());
+    return result(row);
   }
 
   /** Enqueues {@code args} with default options inside the caller's transaction on {@code c}. */
@@ -237,8 +237,7 @@ public final class Baton implements AutoCloseable {
     Objects.requireNonNull(c, "connection");
     JobStore.NewJob job = prepare(args, options);
     try {
-      JobRow row = store.enqueue(c, job);
-      return new EnqueueResult(toJob(row), row.existing());
+      return result(store.enqueue(c, job));
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue job (kind=" + job.kind() + ")", e);
     }
@@ -281,6 +280,11 @@ public final class Baton implements AutoCloseable {
     }
   }
 
+  /**
+   * Every request of a bulk enqueue prepared, in order. Every request is validated before anything
+   * is written: bad input is reported as such whatever the database's state, and a caller's
+   * transaction is not aborted by it.
+   */
   private List<JobStore.NewJob> prepareAll(List<JobRequest> requests) {
     Objects.requireNonNull(requests, "requests");
     List<JobStore.NewJob> jobs = new ArrayList<>(requests.size());
@@ -371,7 +375,7 @@ public final class Baton implements AutoCloseable {
   public Optional<Job> job(long id) {
     JobRow row =
         Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> store.get(c, id));
-    return Optional.ofNullable(row).map(this::toJob);
+    return Optional.ofNullable(row).map(r -> r.toJob(mapper));
   }
 
   /**
@@ -403,8 +407,9 @@ public final class Baton implements AutoCloseable {
         held.running());
   }
 
-  Job toJob(JobRow r) {
-    return r.toJob(mapper);
+  /** An enqueue's result; its {@link Job} is parsed from {@code row} when first asked for. */
+  private EnqueueResult result(JobRow row) {
+    return new EnqueueResult(row.id(), row.existing(), () -> row.toJob(mapper));
   }
 
   // ---------------------------------------------------------------- cluster

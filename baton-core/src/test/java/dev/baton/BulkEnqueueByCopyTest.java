@@ -122,6 +122,27 @@ class BulkEnqueueByCopyTest {
   }
 
   @Test
+  void idsMapToTheirRequestsWhenTheDrawnRangeHasGaps() {
+    // When other sessions draw ids while a bulk draws its own, the bulk's ids are not one range,
+    // and the draw returns each of them. An identity stepping by 3 makes every draw such a case.
+    int n = JobStore.COPY_MIN_JOBS;
+    try (Fixture f = new Fixture()) {
+      f.execute("ALTER TABLE %s.job ALTER COLUMN id SET INCREMENT BY 3");
+      List<JobRequest> requests = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        requests.add(JobRequest.of(new Text("gap", i)));
+      }
+      long[] ids = f.reader().enqueueMany(requests).jobIds();
+      for (int i = 0; i < n; i++) {
+        if (i > 0) {
+          assertThat(ids[i] - ids[i - 1]).as("step before request %d", i).isEqualTo(3);
+        }
+        assertThat(f.job(ids[i]).args().path("n").asInt()).as("job of request %d", i).isEqualTo(i);
+      }
+    }
+  }
+
+  @Test
   void jsonHoldingTabsAndLineBreaksFromAPrettyPrintingMapperArrivesExactly() {
     // The JSON a default mapper writes escapes tabs and line breaks inside strings, so only a
     // mapper that indents puts them into the text COPY carries: here tabs and CR LF.

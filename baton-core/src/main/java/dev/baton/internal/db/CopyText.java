@@ -14,7 +14,8 @@ import org.postgresql.copy.CopyIn;
  * <p>Not public API.
  */
 final class CopyText {
-  private static final int CHUNK_CHARS = 1 << 16;
+  // Small enough that the server starts on the first rows while the client builds the next ones.
+  private static final int CHUNK_CHARS = 1 << 14;
 
   private final CopyIn copy;
   private final StringBuilder buf = new StringBuilder(CHUNK_CHARS + 1024);
@@ -27,7 +28,13 @@ final class CopyText {
   /** Appends a text field. */
   CopyText field(String value) {
     separate();
-    for (int i = 0, n = value.length(); i < n; i++) {
+    int n = value.length();
+    int i = 0;
+    while (i < n && !special(value.charAt(i))) {
+      i++;
+    }
+    buf.append(value, 0, i); // most values need no escape: one copy
+    for (; i < n; i++) {
       char ch = value.charAt(i);
       switch (ch) {
         case '\\' -> buf.append("\\\\");
@@ -63,6 +70,10 @@ final class CopyText {
       copy.writeToCopy(bytes, 0, bytes.length);
       buf.setLength(0);
     }
+  }
+
+  private static boolean special(char ch) {
+    return ch == '\\' || ch == '\t' || ch == '\n' || ch == '\r';
   }
 
   private void separate() {

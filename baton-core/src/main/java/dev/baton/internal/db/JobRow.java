@@ -42,28 +42,31 @@ public record JobRow(
     Instant finalizedAt,
     boolean existing) {
 
-  /** Reads a row selected with {@link JobStore#JOB_COLUMNS}. */
+  /**
+   * Reads a row selected with {@link JobStore#JOB_COLUMNS} as its first columns, by position (a
+   * lookup by name builds a map of the result's column names for each result set).
+   */
   public static JobRow read(ResultSet rs, boolean existing) throws SQLException {
     return new JobRow(
-        rs.getLong("id"),
-        rs.getString("queue"),
-        rs.getString("kind"),
-        rs.getString("args"),
-        rs.getString("state"),
-        rs.getInt("priority"),
-        rs.getInt("attempt"),
-        rs.getInt("max_attempts"),
-        JobStore.instant(rs, "scheduled_at"),
-        JobStore.instant(rs, "attempted_at"),
-        rs.getString("attempted_by"),
-        JobStore.instant(rs, "lease_expires_at"),
-        JobStore.instant(rs, "deadline_at"),
-        rs.getLong("fence"),
-        rs.getString("idempotency_key"),
-        rs.getString("errors"),
-        rs.getString("metadata"),
-        JobStore.instant(rs, "created_at"),
-        JobStore.instant(rs, "finalized_at"),
+        rs.getLong(1),
+        rs.getString(2),
+        rs.getString(3),
+        rs.getString(4),
+        rs.getString(5),
+        rs.getInt(6),
+        rs.getInt(7),
+        rs.getInt(8),
+        JobStore.instantOfMicros(rs, 9),
+        JobStore.instantOfMicros(rs, 10),
+        rs.getString(11),
+        JobStore.instantOfMicros(rs, 12),
+        JobStore.instantOfMicros(rs, 13),
+        rs.getLong(14),
+        rs.getString(15),
+        rs.getString(16),
+        rs.getString(17),
+        JobStore.instantOfMicros(rs, 18),
+        JobStore.instantOfMicros(rs, 19),
         existing);
   }
 
