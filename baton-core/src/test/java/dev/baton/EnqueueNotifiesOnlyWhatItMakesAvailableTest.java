@@ -1,0 +1,74 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.internal.db.SchemaName;
+import dev.baton.testing.Fixture;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * A single enqueue notifies its queue's listeners when, and only when, it inserts a job that is
+ * available now: not for a job scheduled for later, not for an enqueue whose idempotency key
+ * matched an existing job. Notifications reach a listener in commit order, so a last enqueue on a
+ * marker queue closes the list.
+ */
+class EnqueueNotifiesOnlyWhatItMakesAvailableTest {
+
+  record Ping(int n) implements JobArgs {}
+
+  @Test
+  void onlyAnInsertedAvailableJobNotifiesItsQueue() throws Exception {
+    try (Fixture f = new Fixture();
+        Connection listener = f.dataSource().getConnection()) {
+      String channel = SchemaName.of(f.schema()).insertChannel();
+      try (Statement st = listener.createStatement()) {
+        st.execute("LISTEN \"" + channel + "\"");
+      }
+      Baton baton = f.reader();
+      baton.enqueue(
+          new Ping(1),
+          EnqueueOptions.builder()
+              .queue("later")
+              .runAt(Instant.now().plus(Duration.ofHours(1)))
+              .build());
+      EnqueueOptions keyed = EnqueueOptions.builder().queue("keyed").idempotencyKey("k").build();
+      assertThat(baton.enqueue(new Ping(2), keyed).existing()).isFalse();
+      assertThat(baton.enqueue(new Ping(3), keyed).existing()).isTrue();
+      baton.enqueue(new Ping(4), EnqueueOptions.builder().queue("marker").build());
+
+      List<String> heard = new ArrayList<>();
+      await("the marker's notification")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                heard.addAll(notifications(listener));
+                return heard.contains("marker");
+              });
+      assertThat(heard).containsExactly("keyed", "marker");
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'scheduled'")).isEqualTo(1);
+    }
+  }
+
+  private static List<String> notifications(Connection listener) throws Exception {
+    try (Statement st = listener.createStatement()) {
+      st.execute("SELECT 1");
+    }
+    List<String> out = new ArrayList<>();
+    PGNotification[] got = listener.unwrap(PGConnection.class).getNotifications();
+    if (got != null) {
+      for (PGNotification g : got) {
+        out.add(g.getParameter());
+      }
+    }
+    return out;
+  }
+}
