@@ -18,8 +18,8 @@ import org.postgresql.PGNotification;
 /**
  * A single enqueue notifies its queue's listeners when, and only when, it inserts a job that is
  * available now: not for a job scheduled for later, not for an enqueue whose idempotency key
- * matched an existing job. Notifications reach a listener in commit order, so a last enqueue on a
- * marker queue closes the list.
+ * matched an existing job, not for one claimed in its insert by the enqueuing node. Notifications
+ * reach a listener in commit order, so a last enqueue on a marker queue closes the list.
  */
 class EnqueueNotifiesOnlyWhatItMakesAvailableTest {
 
@@ -55,6 +55,36 @@ class EnqueueNotifiesOnlyWhatItMakesAvailableTest {
               });
       assertThat(heard).containsExactly("keyed", "marker");
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'scheduled'")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anEnqueueClaimedInItsInsertNotifiesNothingAndOneLeftAvailableDoes() throws Exception {
+    try (Fixture f = new Fixture();
+        Connection listener = f.dataSource().getConnection()) {
+      String channel = SchemaName.of(f.schema()).insertChannel();
+      try (Statement st = listener.createStatement()) {
+        st.execute("LISTEN \"" + channel + "\"");
+      }
+      Baton baton =
+          f.start(
+              f.config().queue("mine", 2).pollOnly(true).pollInterval(Duration.ofHours(1)).build(),
+              b -> b.handler(Ping.class, (ctx, a) -> {}));
+      EnqueueOptions mine = EnqueueOptions.builder().queue("mine").build();
+      assertThat(baton.enqueue(new Ping(1), mine).job().state()).isEqualTo(JobState.RUNNING);
+      baton.pauseQueue("mine");
+      assertThat(baton.enqueue(new Ping(2), mine).job().state()).isEqualTo(JobState.AVAILABLE);
+      f.reader().enqueue(new Ping(3), EnqueueOptions.builder().queue("marker").build());
+
+      List<String> heard = new ArrayList<>();
+      await("the marker's notification")
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                heard.addAll(notifications(listener));
+                return heard.contains("marker");
+              });
+      assertThat(heard).containsExactly("mine", "marker");
     }
   }
 

@@ -86,24 +86,20 @@ public final class JobStore {
                            WHERE state = 'available' AND queue = ? AND priority <= ?)
            AND NOT EXISTS (SELECT 1 FROM %1$s.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
            AS here
-      ),
-      ins AS (
-        INSERT INTO %1$s.job
-          (queue, kind, args, state, priority, max_attempts, idempotency_key, metadata, attempt,
-           attempted_at, attempted_by, lease_expires_at, deadline_at, fence)
-        SELECT ?, ?, ?::jsonb, CASE WHEN go.here THEN 'running' ELSE 'available' END, ?, ?, ?,
-               ?::jsonb, CASE WHEN go.here THEN 1 ELSE 0 END,
-               CASE WHEN go.here THEN now() END,
-               CASE WHEN go.here THEN ? END,
-               CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
-               CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
-               CASE WHEN go.here THEN nextval('%1$s.job_fence_seq') ELSE 0 END
-        FROM go
-        ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING %2$s
-      ),
-      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM ins WHERE state = 'available') q)
-      SELECT ins.*, (SELECT count(*) FROM n) AS notified FROM ins
+      )
+      INSERT INTO %1$s.job
+        (queue, kind, args, state, priority, max_attempts, idempotency_key, metadata, attempt,
+         attempted_at, attempted_by, lease_expires_at, deadline_at, fence)
+      SELECT ?, ?, ?::jsonb, CASE WHEN go.here THEN 'running' ELSE 'available' END, ?, ?, ?,
+             ?::jsonb, CASE WHEN go.here THEN 1 ELSE 0 END,
+             CASE WHEN go.here THEN now() END,
+             CASE WHEN go.here THEN ? END,
+             CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
+             CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
+             CASE WHEN go.here THEN nextval('%1$s.job_fence_seq') ELSE 0 END
+      FROM go
+      ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+      RETURNING %2$s, CASE WHEN state = 'available' THEN pg_notify(?, queue) IS NULL END AS notified
       """;
 
   private static final String GET_BY_KEY = "SELECT %2$s FROM %1$s.job WHERE idempotency_key = ?";
