@@ -114,6 +114,15 @@ final class WorkerCommand extends BaseCommand implements Callable<Integer> {
   String metricsHost;
 
   @Option(
+      names = "--stop-timeout-s",
+      paramLabel = "SECONDS",
+      description =
+          "How long a stop (SIGTERM, Ctrl-C) waits for running handlers; those still running then"
+              + " are interrupted and their jobs handed back to their queue, attempt given back"
+              + " (default 10; 0..3600)")
+  Integer stopTimeoutSeconds;
+
+  @Option(
       names = "--migrate",
       description = "Apply pending migrations to the schema first (needs the schema's owner)")
   boolean migrate;
@@ -159,6 +168,13 @@ final class WorkerCommand extends BaseCommand implements Callable<Integer> {
     BatonConfig.Builder cb = BatonConfig.builder().schema(root().schema());
     if (nodeId != null) {
       cb.nodeId(nodeId);
+    }
+    if (stopTimeoutSeconds != null) {
+      if (stopTimeoutSeconds < 0 || stopTimeoutSeconds > 3_600) {
+        throw new UsageException(
+            "--stop-timeout-s must be 0..3600 seconds, got " + stopTimeoutSeconds);
+      }
+      cb.stopTimeout(Duration.ofSeconds(stopTimeoutSeconds));
     }
     queueSpecs.forEach(
         (name, concurrency) -> {

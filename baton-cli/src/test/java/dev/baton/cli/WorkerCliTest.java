@@ -161,7 +161,7 @@ class WorkerCliTest {
                 "0"))) {
       String started = worker.awaitLine("baton worker " + node + " running", START);
       assertThat(started)
-          .contains("kinds worker_ping, worker_note")
+          .contains("kinds worker_ping, worker_sleep, worker_note")
           .contains("on queues default:2, mail:2")
           .contains("in schema " + cli.schema);
       Matcher url =
@@ -271,7 +271,8 @@ class WorkerCliTest {
       assertThat(started.path("node_id").asText()).isEqualTo(node);
       assertThat(started.path("schema").asText()).isEqualTo(fresh);
       assertThat(started.path("migrated").toString()).isEqualTo("[1,2,3,4]");
-      assertThat(started.path("kinds").toString()).isEqualTo("[\"worker_ping\",\"worker_note\"]");
+      assertThat(started.path("kinds").toString())
+          .isEqualTo("[\"worker_ping\",\"worker_sleep\",\"worker_note\"]");
       assertThat(started.path("providers").toString())
           .isEqualTo("[\"dev.baton.cli.WorkerTestHandlers\"]");
       assertThat(started.path("queues").toString())
@@ -377,6 +378,43 @@ class WorkerCliTest {
       assertThat(r.exitCode()).as(String.join(" ", bad) + ": " + r.err()).isEqualTo(BatonCli.USAGE);
       assertThat(r.errLines()).as(r.err()).hasSize(1);
       assertThat(r.err()).as(r.err()).doesNotContain("no handler provider").contains("queue");
+    }
+  }
+
+  @Test
+  void aStopWaitsTheStopTimeoutThenHandsTheRunningJobBack() throws Exception {
+    // A job that sleeps far longer than the client's default stop timeout (10 s): with
+    // --stop-timeout-s 1 the stop interrupts it after about a second, hands it back to its queue
+    // with its attempt given back, and exits 0 well before the default would have let it.
+    String node = "worker-stop-" + ProcessHandle.current().pid();
+    List<String> classPath = new ArrayList<>(WorkerProcess.testClassPath());
+    classPath.add(testClasses().resolve("worker-provider").toString());
+    try (WorkerProcess worker =
+        WorkerProcess.start(
+            classPath, args("--queue", "slow:1", "--node-id", node, "--stop-timeout-s", "1"))) {
+      worker.awaitLine("baton worker " + node + " running", START);
+      long job = enqueue("worker_sleep", "slow", "{\"ms\": 60000}");
+      String row = "job WHERE id = " + job + " AND ";
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .failFast("the worker exited", () -> !worker.isAlive())
+          .until(() -> count(row + "state = 'running'") == 1);
+      worker.terminate();
+      assertThat(worker.awaitExit(Duration.ofSeconds(7))).as(worker.describe()).isZero();
+      assertThat(count(row + "state = 'available' AND attempt = 0"))
+          .as("the job, handed back")
+          .isEqualTo(1);
+      assertThat(count("node WHERE id = '" + node + "'")).isZero();
+    }
+  }
+
+  @Test
+  void aBadStopTimeoutIsAUsageError() {
+    for (String bad : List.of("-1", "3601", "ten")) {
+      CliRunner.Result r = cli.run("worker", "--stop-timeout-s", bad);
+      assertThat(r.exitCode()).as(bad + ": " + r.err()).isEqualTo(BatonCli.USAGE);
+      assertThat(r.errLines()).as(r.err()).hasSize(1);
+      assertThat(r.err()).contains("--stop-timeout-s").contains(bad);
     }
   }
 

@@ -7,9 +7,10 @@ import java.sql.PreparedStatement;
 import javax.sql.DataSource;
 
 /**
- * The handler provider of {@link WorkerCliTest}: two kinds. {@code worker_ping} just returns;
+ * The handler provider of {@link WorkerCliTest}: three kinds. {@code worker_ping} just returns;
  * {@code worker_note} inserts a row into {@code <schema>.worker_note} and completes the job in the
- * same transaction, on the registrar's pool. Listed in {@code
+ * same transaction, on the registrar's pool; {@code worker_sleep} sleeps its {@code ms}, and stops
+ * early when interrupted. Listed in {@code
  * worker-provider/META-INF/services/dev.baton.spi.HandlerProvider} of the test resources, which is
  * not a class path root: a test adds that directory to a child's class path, or packs it into a jar
  * for {@code --handlers}, so every other test sees no provider.
@@ -22,6 +23,9 @@ public final class WorkerTestHandlers implements HandlerProvider {
   /** Args of {@code worker_note}. */
   public record WorkerNote(String text) implements JobArgs {}
 
+  /** Args of {@code worker_sleep}. */
+  public record WorkerSleep(long ms) implements JobArgs {}
+
   /** The public no-arg constructor ServiceLoader needs. */
   public WorkerTestHandlers() {}
 
@@ -32,6 +36,7 @@ public final class WorkerTestHandlers implements HandlerProvider {
     String node = registrar.config().nodeId();
     registrar
         .handler(WorkerPing.class, (ctx, ping) -> {})
+        .handler(WorkerSleep.class, (ctx, sleep) -> Thread.sleep(sleep.ms()))
         .handler(
             WorkerNote.class,
             (ctx, note) -> {
