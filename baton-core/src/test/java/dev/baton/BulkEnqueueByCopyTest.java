@@ -2,7 +2,6 @@ package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
@@ -11,17 +10,15 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.baton.internal.db.JobStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
+import dev.baton.testing.Notifications;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 /**
  * A bulk enqueue of {@link JobStore#COPY_MIN_JOBS} or more jobs, none with an idempotency key or a
@@ -203,19 +200,12 @@ class BulkEnqueueByCopyTest {
       try (Connection c = f.dataSource().getConnection()) {
         c.setAutoCommit(false);
         f.reader().enqueueMany(c, requests);
-        assertThat(notifications(listener)).as("notified before commit").isEmpty();
+        assertThat(Notifications.delivered(listener)).as("notified before commit").isEmpty();
         c.commit();
         c.setAutoCommit(true);
       }
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE queue = 'mail'")).isEqualTo(n);
-      List<String> heard = new ArrayList<>();
-      await("the committed bulk's NOTIFY")
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                heard.addAll(notifications(listener));
-                return heard.contains("mail");
-              });
+      assertThat(Notifications.until(listener, "mail")).contains("mail");
     }
   }
 
@@ -281,20 +271,5 @@ class BulkEnqueueByCopyTest {
           .isInstanceOf(InvalidJobException.class)
           .hasMessageContaining("request " + (n - 1));
     }
-  }
-
-  /** Notifications the listener's backend has delivered, after a round trip to collect them. */
-  private static List<String> notifications(Connection listener) throws Exception {
-    try (Statement st = listener.createStatement()) {
-      st.execute("SELECT 1");
-    }
-    List<String> out = new ArrayList<>();
-    PGNotification[] got = listener.unwrap(PGConnection.class).getNotifications();
-    if (got != null) {
-      for (PGNotification g : got) {
-        out.add(g.getParameter());
-      }
-    }
-    return out;
   }
 }

@@ -1,19 +1,16 @@
 package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
+import dev.baton.testing.Notifications;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 /**
  * A single enqueue notifies its queue's listeners when, and only when, it inserts a job that is
@@ -45,14 +42,7 @@ class EnqueueNotifiesOnlyWhatItMakesAvailableTest {
       assertThat(baton.enqueue(new Ping(3), keyed).existing()).isTrue();
       baton.enqueue(new Ping(4), EnqueueOptions.builder().queue("marker").build());
 
-      List<String> heard = new ArrayList<>();
-      await("the marker's notification")
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                heard.addAll(notifications(listener));
-                return heard.contains("marker");
-              });
+      List<String> heard = Notifications.until(listener, "marker");
       assertThat(heard).containsExactly("keyed", "marker");
       assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'scheduled'")).isEqualTo(1);
     }
@@ -76,29 +66,8 @@ class EnqueueNotifiesOnlyWhatItMakesAvailableTest {
       assertThat(baton.enqueue(new Ping(2), mine).job().state()).isEqualTo(JobState.AVAILABLE);
       f.reader().enqueue(new Ping(3), EnqueueOptions.builder().queue("marker").build());
 
-      List<String> heard = new ArrayList<>();
-      await("the marker's notification")
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                heard.addAll(notifications(listener));
-                return heard.contains("marker");
-              });
+      List<String> heard = Notifications.until(listener, "marker");
       assertThat(heard).containsExactly("mine", "marker");
     }
-  }
-
-  private static List<String> notifications(Connection listener) throws Exception {
-    try (Statement st = listener.createStatement()) {
-      st.execute("SELECT 1");
-    }
-    List<String> out = new ArrayList<>();
-    PGNotification[] got = listener.unwrap(PGConnection.class).getNotifications();
-    if (got != null) {
-      for (PGNotification g : got) {
-        out.add(g.getParameter());
-      }
-    }
-    return out;
   }
 }
