@@ -1172,9 +1172,4 @@ public final class JobStore {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
   }
-
-  static Instant instant(ResultSet rs, String column) throws SQLException {
-    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
-    return t == null ? null : t.toInstant();
-  }
 }
