@@ -1,7 +1,10 @@
 package dev.baton.internal.db;
 
 /**
- * One fenced finish of a running job, written by {@link JobStore#finishIfHeld}.
+ * One fenced finish of a running job, written by {@link JobStore#finishIfHeld}. Made with the
+ * factory named after the outcome ({@link #completed}, {@link #retryable}, {@link #discarded},
+ * {@link #cancelled}, {@link #snoozed}, {@link #handedBack}); the canonical constructor is for
+ * tests that write a finish no outcome makes.
  *
  * <p>Not public API.
  *
@@ -26,6 +29,42 @@ public record Finish(
   /** A plain completion. */
   public static Finish completed(long id, long fence) {
     return new Finish(id, fence, "completed", null, null, 0, null);
+  }
+
+  /** A failed attempt, run again {@code delayMillis} after the database's now. */
+  public static Finish retryable(long id, long fence, long delayMillis, String errorJson) {
+    return new Finish(id, fence, "retryable", delayMillis, errorJson, 0, null);
+  }
+
+  /** A failed attempt that ends the job (no attempt left, or the handler discarded it). */
+  public static Finish discarded(long id, long fence, String errorJson) {
+    return new Finish(id, fence, "discarded", null, errorJson, 0, null);
+  }
+
+  /** A cancellation, with the error entry that says why. */
+  public static Finish cancelled(long id, long fence, String errorJson) {
+    return new Finish(id, fence, "cancelled", null, errorJson, 0, null);
+  }
+
+  /**
+   * A snooze: the attempt is given back and the job runs again {@code delayMillis} after the
+   * database's now (available at once when zero, else scheduled), with {@code metadataPatchJson}
+   * (the snooze count) merged into its metadata.
+   */
+  public static Finish snoozed(long id, long fence, long delayMillis, String metadataPatchJson) {
+    return new Finish(
+        id,
+        fence,
+        delayMillis == 0 ? "available" : "scheduled",
+        delayMillis,
+        null,
+        -1,
+        metadataPatchJson);
+  }
+
+  /** A job handed back unfinished (a stop): available now, its attempt given back. */
+  public static Finish handedBack(long id, long fence) {
+    return new Finish(id, fence, "available", 0L, null, -1, null);
   }
 
   /** Whether this is a plain completion, which takes the cheaper statement. */

@@ -270,8 +270,8 @@ public final class JobExecutor {
         String err = minimalError(job, cls, "the outcome could not be recorded: " + e);
         finish =
             job.attempt() >= job.maxAttempts()
-                ? new Finish(job.id(), job.fence(), "discarded", null, err, 0, null)
-                : new Finish(job.id(), job.fence(), "retryable", 1_000L, err, 0, null);
+                ? Finish.discarded(job.id(), job.fence(), err)
+                : Finish.retryable(job.id(), job.fence(), 1_000L, err);
       }
       counter = counterFor(finish, stop, outcome);
       if (log.isDebugEnabled()) {
@@ -292,27 +292,19 @@ public final class JobExecutor {
     if (stop == StopReason.SHUTDOWN
         && outcome.kind != Kind.SUCCESS
         && outcome.kind != Kind.CANCELLED) {
-      return new Finish(job.id(), job.fence(), "available", 0L, null, -1, null);
+      return Finish.handedBack(job.id(), job.fence());
     }
     if (stop == StopReason.CANCELLED && outcome.kind != Kind.SUCCESS
         || outcome.kind == Kind.CANCELLED) {
       String reason = outcome.kind == Kind.CANCELLED ? outcome.message : "cancel requested";
-      return new Finish(
-          job.id(), job.fence(), "cancelled", null, error(job, "cancelled", reason, null), 0, null);
+      return Finish.cancelled(job.id(), job.fence(), error(job, "cancelled", reason, null));
     }
     if (outcome.kind == Kind.SUCCESS) {
       return Finish.completed(job.id(), job.fence());
     }
     if (outcome.kind == Kind.SNOOZE) {
       long ms = clampedDelayMillis(outcome.delay);
-      return new Finish(
-          job.id(),
-          job.fence(),
-          ms == 0 ? "available" : "scheduled",
-          ms,
-          null,
-          -1,
-          "{\"snoozes\":" + (snoozes(job) + 1) + "}");
+      return Finish.snoozed(job.id(), job.fence(), ms, "{\"snoozes\":" + (snoozes(job) + 1) + "}");
     }
     String errorClass = outcome.errorClass;
     String message = outcome.message;
@@ -326,10 +318,10 @@ public final class JobExecutor {
     }
     String err = error(job, errorClass, message, outcome.cause);
     if (outcome.kind == Kind.DISCARD || job.attempt() >= job.maxAttempts()) {
-      return new Finish(job.id(), job.fence(), "discarded", null, err, 0, null);
+      return Finish.discarded(job.id(), job.fence(), err);
     }
     long delay = clampedDelayMillis(retryDelay(job, outcome.cause));
-    return new Finish(job.id(), job.fence(), "retryable", delay, err, 0, null);
+    return Finish.retryable(job.id(), job.fence(), delay, err);
   }
 
   private LongAdder counterFor(Finish finish, StopReason stop, Outcome outcome) {
@@ -368,9 +360,8 @@ public final class JobExecutor {
     boolean last = job.attempt() >= job.maxAttempts();
     Finish finish =
         last
-            ? new Finish(job.id(), job.fence(), "discarded", null, err, 0, null)
-            : new Finish(
-                job.id(), job.fence(), "retryable", retryDelay(job, null).toMillis(), err, 0, null);
+            ? Finish.discarded(job.id(), job.fence(), err)
+            : Finish.retryable(job.id(), job.fence(), retryDelay(job, null).toMillis(), err);
     try {
       Check check =
           Db.inTransaction(

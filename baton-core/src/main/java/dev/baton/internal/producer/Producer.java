@@ -304,10 +304,7 @@ public final class Producer {
 
   private void handBack(RunningJob rj) {
     try {
-      completer.submit(
-          rj,
-          new Finish(rj.id(), rj.fence(), "available", 0L, null, -1, null),
-          counters.handedBack);
+      completer.submit(rj, Finish.handedBack(rj.id(), rj.fence()), counters.handedBack);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       held.remove(rj); // left running: the rescuer returns it when its lease expires
