@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
@@ -97,7 +97,7 @@ final class LatencyBench {
         expected += warm;
         await(seen, expected);
 
-        String load0 = BenchMain.loadAverage();
+        String load0 = Bench.loadAverage();
         Phase same = measure(worker, PHASE_SAME, n, rate, seen, expected, latencies);
         expected += n;
         Phase separate = measure(other, PHASE_SEPARATE, n, rate, seen, expected, latencies);
@@ -120,7 +120,7 @@ final class LatencyBench {
                 + BenchDatabase.stateCounts(mon, schema)
                 + "; duplicates "
                 + (seen.get() - expected));
-        figures.add("", "load average before: " + load0 + ", after: " + BenchMain.loadAverage());
+        figures.add("", "load average before: " + load0 + ", after: " + Bench.loadAverage());
       } finally {
         worker.stop(Duration.ofSeconds(30));
         other.stop();

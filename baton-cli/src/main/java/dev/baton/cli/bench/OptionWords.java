@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,14 +8,14 @@ import java.util.function.Consumer;
 /**
  * The words of a benchmark command line as options: {@code --name value} or {@code --name=value}; a
  * flag ({@code --keep-schemas}) takes no following word (a {@code --flag=value} keeps its value,
- * for the caller to refuse or ignore). Shared by {@link BenchOptions}, {@link SoakOptions} and
- * {@link PlotOptions}, which each check the names and values they take.
+ * for the caller to refuse or ignore). Shared by {@link BenchOptions} and the option parsers of the
+ * benchmarks module, which each check the names and values they take.
  */
-final class OptionWords {
+public final class OptionWords {
   private OptionWords() {}
 
   /** One option as given; {@code value} is null for a flag given without one. */
-  record Option(String name, String value, String word) {}
+  public record Option(String name, String value, String word) {}
 
   /**
    * Splits {@code words} into options. {@code check} sees the name of every option that is not a
@@ -24,7 +24,7 @@ final class OptionWords {
    *
    * @throws IllegalArgumentException {@code option --name needs a value} when the words end early
    */
-  static List<Option> split(List<String> words, Set<String> flags, Consumer<String> check) {
+  public static List<Option> split(List<String> words, Set<String> flags, Consumer<String> check) {
     List<Option> out = new ArrayList<>();
     for (int i = 0; i < words.size(); i++) {
       String word = words.get(i);

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;

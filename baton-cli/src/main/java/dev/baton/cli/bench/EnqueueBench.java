@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
@@ -45,7 +45,7 @@ final class EnqueueBench {
       if (trace != null) {
         trace.reset();
       }
-      String load0 = BenchMain.loadAverage();
+      String load0 = Bench.loadAverage();
       List<Long> calls = new ArrayList<>(n);
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
@@ -85,7 +85,7 @@ final class EnqueueBench {
               bulk,
               bulkNs / 1e6,
               bulk / (bulkNs / 1e9)));
-      figures.add("", "load average before: " + load0 + ", after: " + BenchMain.loadAverage());
+      figures.add("", "load average before: " + load0 + ", after: " + Bench.loadAverage());
       if (trace != null) {
         figures.add("", "--trace-sql, single enqueues and the bulk call:");
         for (String line : trace.table((singleNs + bulkNs) / 1e9)) {

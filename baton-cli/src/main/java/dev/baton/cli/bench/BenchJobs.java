@@ -1,10 +1,10 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import dev.baton.JobArgs;
 import dev.baton.JobKind;
 
 /** The args of the benchmark's jobs: no-ops with a tiny payload, as in the peer benchmark. */
-final class BenchJobs {
+public final class BenchJobs {
   private BenchJobs() {}
 
   /** A no-op job of the drain and enqueue benchmarks. */

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * database) and {@code jobs/s incl. start} = N / (the {@code start()} call to last completion).
  * Completion is read on a connection of the benchmark's own, every 2 ms once every handler has run.
  */
-final class DrainBench {
+public final class DrainBench {
   /** Unfinished jobs; served by the partial indexes, so polling it is cheap at any table size. */
   private static final String PENDING_SQL =
       "SELECT count(*) FROM %s.job WHERE state IN ('available', 'running', 'scheduled',"
@@ -35,7 +35,8 @@ final class DrainBench {
   private final BenchOptions opts;
   private final Figures figures;
 
-  DrainBench(BenchDatabase db, BenchOptions opts, Figures figures) {
+  /** A drain benchmark on {@code db} with {@code opts}, adding its lines to {@code figures}. */
+  public DrainBench(BenchDatabase db, BenchOptions opts, Figures figures) {
     this.db = db;
     this.opts = opts;
     this.figures = figures;
@@ -45,7 +46,7 @@ final class DrainBench {
    * One measured drain of {@code n} jobs (after a warm-up drain) in a new schema; adds its figures
    * and returns them.
    */
-  Result run(int n) throws Exception {
+  public Result run(int n) throws Exception {
     int warm = opts.warmup() != null ? opts.warmup() : 2_000;
     String label = "drain " + n;
     System.err.printf(
@@ -67,9 +68,9 @@ final class DrainBench {
       if (trace != null) {
         trace.reset();
       }
-      String load0 = BenchMain.loadAverage();
+      String load0 = Bench.loadAverage();
       Result r = drain(ds, mon, schema, n, label, trace);
-      String load1 = BenchMain.loadAverage();
+      String load1 = Bench.loadAverage();
       String states = BenchDatabase.stateCounts(mon, schema);
       figures.add(
           label,
@@ -115,7 +116,7 @@ final class DrainBench {
    * The figures of one drain: times in ms from the {@code start()} call, and the CPU time of this
    * whole process over the same span (the working client, and this benchmark's polling).
    */
-  record Result(
+  public record Result(
       int n,
       double bulkMs,
       double startMs,
@@ -125,11 +126,13 @@ final class DrainBench {
       double cpuSeconds,
       long duplicates,
       Counters counters) {
-    double jobsPerSecond() {
+    /** Jobs per second from the first handler start to the last completion. */
+    public double jobsPerSecond() {
       return n / ((totalMs - firstJobMs) / 1e3);
     }
 
-    double jobsPerSecondInclStart() {
+    /** Jobs per second from the {@code start()} call to the last completion. */
+    public double jobsPerSecondInclStart() {
       return n / (totalMs / 1e3);
     }
   }

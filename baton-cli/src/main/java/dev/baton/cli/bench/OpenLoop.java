@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import java.util.concurrent.locks.LockSupport;
 
@@ -8,19 +8,19 @@ import java.util.concurrent.locks.LockSupport;
  * the offered rate (no coordinated omission). The first deadline is 5 ms after {@link #run} is
  * called.
  */
-final class OpenLoop {
+public final class OpenLoop {
   private OpenLoop() {}
 
   /** One call; {@code startNanos} is {@link System#nanoTime()} taken just before it. */
-  interface Call {
+  public interface Call {
     void at(int i, long startNanos) throws Exception;
   }
 
   /** When the calls ran: the first deadline, the end of the last call, each call's duration. */
-  record Timing(long startNanos, long endNanos, long[] callNanos) {}
+  public record Timing(long startNanos, long endNanos, long[] callNanos) {}
 
   /** Makes {@code n} calls at {@code rate} per second. */
-  static Timing run(int n, int rate, Call call) throws Exception {
+  public static Timing run(int n, int rate, Call call) throws Exception {
     long interval = 1_000_000_000L / rate;
     long start = System.nanoTime() + 5_000_000L;
     long[] calls = new long[n];

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.cli.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Each run gets a schema of its own, migrated with {@link Migrator#up()} and dropped at the end
  * unless asked to keep it.
  */
-final class BenchDatabase implements AutoCloseable {
+public final class BenchDatabase implements AutoCloseable {
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
 
   private final String jdbcUrl;
@@ -43,7 +43,7 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /** The server at {@code url}, or an embedded one when {@code url} is null. */
-  static BenchDatabase open(String url, boolean keepSchemas) throws IOException {
+  public static BenchDatabase open(String url, boolean keepSchemas) throws IOException {
     if (url != null) {
       return new BenchDatabase(url, null, keepSchemas);
     }
@@ -58,17 +58,17 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /** The JDBC URL of the server. */
-  String jdbcUrl() {
+  public String jdbcUrl() {
     return jdbcUrl;
   }
 
   /** Whether this is an embedded server started by this process. */
-  boolean embedded() {
+  public boolean embedded() {
     return embedded != null;
   }
 
   /** A HikariCP pool of at most {@code size} connections, named {@code name}. */
-  HikariDataSource pool(String name, int size) {
+  public HikariDataSource pool(String name, int size) {
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(jdbcUrl);
     cfg.setPoolName(name);
@@ -81,12 +81,12 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /** A plain connection outside any pool, for the benchmark's own bookkeeping queries. */
-  Connection connect() throws SQLException {
+  public Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl);
   }
 
   /** A new schema, migrated to the latest version, named after {@code label}. */
-  String newMigratedSchema(HikariDataSource ds, String label) {
+  public String newMigratedSchema(HikariDataSource ds, String label) {
     String schema =
         ("bench_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet() + "_" + label)
             .toLowerCase(java.util.Locale.ROOT)
@@ -106,7 +106,7 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /** The server version and the settings that decide commit cost, for the figures block. */
-  Map<String, String> describe() {
+  public Map<String, String> describe() {
     Map<String, String> out = new LinkedHashMap<>();
     try (Connection c = connect();
         Statement st = c.createStatement()) {
@@ -130,7 +130,7 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /** One long from a one-row query on {@code c}. */
-  static long queryLong(Connection c, String sql) throws SQLException {
+  public static long queryLong(Connection c, String sql) throws SQLException {
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(sql)) {
       rs.next();
@@ -139,7 +139,7 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /** Job counts by state in {@code schema}, e.g. {@code completed=20000 available=3}. */
-  static String stateCounts(Connection c, String schema) throws SQLException {
+  public static String stateCounts(Connection c, String schema) throws SQLException {
     StringBuilder sb = new StringBuilder();
     try (Statement st = c.createStatement();
         ResultSet rs =
