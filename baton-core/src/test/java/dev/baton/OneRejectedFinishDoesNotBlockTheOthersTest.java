@@ -1,11 +1,7 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
-import dev.baton.SnoozeJob;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -14,9 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One finish that PostgreSQL rejects (a NUL in the error text, a snooze too long for an interval)
- * must not stop the completer from writing every other finish of the node (invariant 9).
+ * does not stop the completer from writing every other finish of the node (invariant 9).
  */
-class PoisonedFinishBlocksCompleterTest {
+class OneRejectedFinishDoesNotBlockTheOthersTest {
 
   record Poison(int n) implements JobArgs {}
 

@@ -1,23 +1,19 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.EnqueueOptions;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
-import dev.baton.SnoozeJob;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * "A handler failure is data: it is recorded on the row and never escapes the worker thread." An
- * exception thrown while the executor turns the outcome into a finish leaves the job held and
- * running (heartbeated) until its deadline, and then it is recorded as deadline_exceeded.
+ * "A handler failure is data: it is recorded on the row and never escapes the worker thread", for
+ * every outcome: a failure whose exception cannot print its message, and a snooze longer than
+ * {@code Long.MAX_VALUE} milliseconds, are recorded: the job leaves {@code running} instead of
+ * staying held until its deadline.
  */
-class OutcomeThatCannotBeRecordedTest {
+class EveryHandlerOutcomeIsRecordedTest {
 
   record Job1(int n) implements JobArgs {}
 

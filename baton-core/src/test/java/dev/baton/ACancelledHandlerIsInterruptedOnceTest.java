@@ -1,11 +1,8 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -14,12 +11,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/concurrency.md: "A handler's thread is interrupted once when its job is cancelled ... a
- * handler that must finish some I/O regardless should clear the interrupt (Thread.interrupted())
- * first." The heartbeat re-reports the cancel flag on every beat and RunningJob.stop interrupts on
- * every call, so the handler is interrupted again at every beat and cannot finish its I/O.
+ * A cancelled job's handler is interrupted once (docs/concurrency.md): a handler that clears the
+ * interrupt to finish some I/O is not interrupted again while it finishes, by later heartbeats
+ * (which still see the cancel request) or by the stop of its job.
  */
-class CancelInterruptsOnceTest {
+class ACancelledHandlerIsInterruptedOnceTest {
 
   record Upload(int n) implements JobArgs {}
 

@@ -1,11 +1,8 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
@@ -22,13 +19,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A node can claim again a job it still runs under an older fence (its lease ran out during a
- * pause, another node rescued it, and this node's producer won the next claim). HeldJobs is keyed
- * by job id, so the new RunningJob replaces the old one: the old handler is never heartbeated,
- * never told it lost the job, never interrupted at stop; and the two holders' finishes can meet in
- * one completer batch, where the fence check no longer tells them apart.
+ * When a node claims again a job it still runs under an older fence (its lease ran out during a
+ * pause, another node rescued it, and this node's producer won the next claim), the new claim is
+ * the job's one holder: the older handler is interrupted, and when both holders' finishes meet in
+ * one completer batch only the current holder's is applied and the stale one is counted as fenced.
  */
-class SameNodeReclaimTest {
+class AJobClaimedAgainOnItsOwnNodeHasOneHolderTest {
 
   record Work(int n) implements JobArgs {}
 

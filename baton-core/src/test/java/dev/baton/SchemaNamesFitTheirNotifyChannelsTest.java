@@ -1,14 +1,9 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.BatonConfig;
-import dev.baton.InvalidConfigException;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
 import dev.baton.migrate.Migrator;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
@@ -21,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * names stop at 63 bytes. Schema names are therefore capped at 55 characters when the config is
  * built, and the longest accepted name works end to end, cancel of a running job included.
  */
-class LongSchemaNameTest {
+class SchemaNamesFitTheirNotifyChannelsTest {
 
   record Ping(int n) implements JobArgs {}
 

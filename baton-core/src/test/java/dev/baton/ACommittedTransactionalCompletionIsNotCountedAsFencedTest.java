@@ -1,11 +1,8 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
 import dev.baton.testing.Fixture;
 import java.sql.Connection;
 import java.time.Duration;
@@ -13,10 +10,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A handler that completed its job in its own committed transaction and then throws (closing a
- * client, a post-commit hook) has completed the job. The node must not report that as a stale
- * holder's rejected write ("fenced"), which operators read as lost leases.
+ * client, a post-commit hook) has completed the job, and the node counts it as completed, not as a
+ * stale holder's rejected write ("fenced"), which operators read as lost leases.
  */
-class TransactionalCompletionCountersTest {
+class ACommittedTransactionalCompletionIsNotCountedAsFencedTest {
 
   record Order(int n) implements JobArgs {}
 

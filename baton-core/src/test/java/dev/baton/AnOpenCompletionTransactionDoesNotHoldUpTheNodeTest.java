@@ -1,11 +1,8 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
 import dev.baton.testing.Fixture;
 import java.sql.Connection;
 import java.time.Duration;
@@ -15,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * ctx.completeIn(conn) locks the job row in the handler's transaction until it commits. The
- * heartbeat locks every held row with a waiting FOR UPDATE in id order, so while one handler's
- * transaction is open after completeIn, the heartbeat of the whole node waits: the leases of the
- * node's other jobs run out and they are rescued while their handlers still run, and stop() hangs.
+ * A handler's transaction left open after {@code ctx.completeIn(conn)} (which locks its job's row
+ * until it commits) holds up only that job: the heartbeat keeps the leases of the node's other
+ * jobs, which are not rescued while their handlers run, and {@code stop()} returns within its
+ * timeout even when that handler ignores interrupts.
  */
-class HandlerTransactionBlocksHeartbeatTest {
+class AnOpenCompletionTransactionDoesNotHoldUpTheNodeTest {
 
   record Tx(int n) implements JobArgs {}
 

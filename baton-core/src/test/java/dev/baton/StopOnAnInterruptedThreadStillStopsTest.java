@@ -1,13 +1,9 @@
-package dev.baton.review;
+package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.Baton;
-import dev.baton.EnqueueOptions;
-import dev.baton.JobArgs;
-import dev.baton.JobState;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,9 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code stop()} called on a thread whose interrupt flag is set (a cancelled task, a framework's
- * shutdown thread) must still stop the client: "Returns when stopped".
+ * shutdown thread) stops the client all the same: "Returns when stopped".
  */
-class InterruptedStopTest {
+class StopOnAnInterruptedThreadStillStopsTest {
 
   record Ping(int n) implements JobArgs {}
 
