@@ -12,34 +12,14 @@
 #
 #   BATON_HARNESS_JAR=/path/baton-benchmarks.jar  run that jar as it is, no build
 #   otherwise the jar is built (mvn package -pl baton-benchmarks -am) when it is missing or older
-#   than a source or pom of baton-core / baton-benchmarks, and a copy of it is run (a build during
-#   the run rewrites target/ in place).
+#   than a source or pom it contains, and a copy of it is run (see ../jar.sh).
 #   BATON_JAVA_OPTS   extra JVM flags (default none)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-JAR=${BATON_HARNESS_JAR:-$ROOT/baton-benchmarks/target/baton-benchmarks.jar}
-if [[ -z ${BATON_HARNESS_JAR:-} ]]; then
-  if [[ ! -f $JAR || -n $(find "$ROOT/pom.xml" "$ROOT/baton-core/pom.xml" "$ROOT/baton-core/src/main" \
-        "$ROOT/baton-benchmarks/pom.xml" "$ROOT/baton-benchmarks/src/main" -newer "$JAR" -print -quit) ]]; then
-    echo "[baton hardbyte/run.sh] building: mvn -q -B -DskipTests package -pl baton-benchmarks -am" >&2
-    (cd "$ROOT" && mvn -q -B -Dstyle.color=never -DskipTests package -pl baton-benchmarks -am </dev/null) >&2
-  fi
-fi
-if [[ ! -f $JAR ]]; then
-  echo "[baton hardbyte/run.sh] no jar at $JAR" >&2
-  exit 1
-fi
-if [[ -n ${BATON_HARNESS_JAR:-} ]]; then
-  RUN_JAR=$JAR
-else
-  CACHE=${TMPDIR:-/tmp}/baton-harness-jars-$(id -u)
-  mkdir -p "$CACHE"
-  RUN_JAR=$CACHE/baton-benchmarks-$(stat -c '%Y-%s' "$JAR").jar
-  if [[ ! -f $RUN_JAR ]]; then
-    TMP=$(mktemp "$CACHE/.copy.XXXXXX")
-    cp "$JAR" "$TMP" && mv -f "$TMP" "$RUN_JAR"
-  fi
-fi
+# shellcheck source=../jar.sh
+. "$ROOT/baton-benchmarks/jar.sh"
+bench_jar "baton hardbyte/run.sh"
+bench_run_jar
 # exec: the JVM is the process the harness signals.
 # shellcheck disable=SC2086  # BATON_JAVA_OPTS is a list of flags
 exec java ${BATON_JAVA_OPTS:-} -cp "$RUN_JAR" dev.baton.bench.BenchMain hardbyte

@@ -2,16 +2,11 @@
 # same way. Source it after setting HERE (this folder) and ROOT (the repository).
 
 # The benchmark jar (for Migrator.print()), built when missing or older than a source, unless
-# BATON_BENCH_JAR names one.
+# BATON_BENCH_JAR names one (../jar.sh).
+# shellcheck source=../jar.sh
+. "$ROOT/baton-benchmarks/jar.sh"
 baton_bench_jar() {
-  JAR=${BATON_BENCH_JAR:-$ROOT/baton-benchmarks/target/baton-benchmarks.jar}
-  if [[ -z ${BATON_BENCH_JAR:-} ]]; then
-    if [[ ! -f $JAR || -n $(find "$ROOT/pom.xml" "$ROOT/baton-core/pom.xml" "$ROOT/baton-core/src/main" \
-          "$ROOT/baton-benchmarks/pom.xml" "$ROOT/baton-benchmarks/src/main" -newer "$JAR" -print -quit) ]]; then
-      echo "[pgbench] building: mvn -q -B -DskipTests package -pl baton-benchmarks -am" >&2
-      (cd "$ROOT" && mvn -q -B -Dstyle.color=never -DskipTests package -pl baton-benchmarks -am </dev/null) >&2
-    fi
-  fi
+  bench_jar pgbench
 }
 
 # Baton's schema (every migration, in schema "baton") in database $1.

@@ -5,6 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.Counters;
 import dev.baton.JobRequest;
+import dev.baton.cli.bench.Bench;
+import dev.baton.cli.bench.BenchDatabase;
+import dev.baton.cli.bench.BenchJobs;
+import dev.baton.cli.bench.OpenLoop;
 import dev.baton.migrate.Migrator;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -139,7 +143,7 @@ public final class HarnessAdapter {
           s.concurrency(),
           s.poolSize(),
           s.enqueueVia(),
-          BenchMain.loadAverage());
+          Bench.loadAverage());
       ds = s.pool("baton", s.poolSize());
       // Schema: untimed, in this process, on the empty database (Baton's own migrator).
       new Migrator(ds, HarnessSettings.SCHEMA).up();

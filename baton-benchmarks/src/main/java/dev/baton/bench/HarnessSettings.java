@@ -3,6 +3,9 @@ package dev.baton.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.BatonConfig;
+import dev.baton.cli.bench.Bench;
+import dev.baton.cli.bench.BenchJobs;
+import dev.baton.cli.bench.BenchOptions;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -234,7 +237,7 @@ record HarnessSettings(
             "%s, %s (pgjdbc %s, HikariCP %s)",
             mavenVersion("dev.baton", "baton-core"),
             // which core was measured; the jar's (temporary) file name left out
-            BenchMain.coreFingerprint().replaceAll(" \\(\\d+ files in [^)]*\\)", ""),
+            Bench.coreFingerprint().replaceAll(" \\(\\d+ files in [^)]*\\)", ""),
             org.postgresql.util.DriverInfo.DRIVER_VERSION,
             mavenVersion("com.zaxxer", "HikariCP")));
     m.put("wakeup", wakeup());

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.cli.bench.OptionWords;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

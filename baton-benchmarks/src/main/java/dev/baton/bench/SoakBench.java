@@ -7,6 +7,8 @@ import dev.baton.Counters;
 import dev.baton.JobArgs;
 import dev.baton.JobKind;
 import dev.baton.JobRequest;
+import dev.baton.cli.bench.Bench;
+import dev.baton.cli.bench.BenchDatabase;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -199,11 +201,11 @@ final class SoakBench {
 
   private int run() {
     String started = Instant.now().toString();
-    String load0 = BenchMain.loadAverage();
+    String load0 = Bench.loadAverage();
     Throwable failure = null;
     Producer producer = null;
     try (BenchDatabase db = BenchDatabase.open(opts.databaseUrl(), opts.keepSchemas())) {
-      header.put("server", BenchMain.describe(db));
+      header.put("server", Bench.describe(db));
       err.println("[soak] server: " + header.get("server"));
       producer = soak(db);
     } catch (Throwable e) {
@@ -225,7 +227,7 @@ final class SoakBench {
                   + " enqueue calls failed, so the run did not apply the load it reports; first: "
                   + producer.firstError);
     }
-    header.put("load avg", "before " + load0 + ", after " + BenchMain.loadAverage());
+    header.put("load avg", "before " + load0 + ", after " + Bench.loadAverage());
     out.print(report(started, failure));
     return failure == null ? 0 : 1;
   }
@@ -499,7 +501,7 @@ final class SoakBench {
     for (Map.Entry<String, String> e : header.entrySet()) {
       if (e.getKey().equals("settings")) {
         line(sb, "client", client());
-        line(sb, "core", BenchMain.coreFingerprint());
+        line(sb, "core", Bench.coreFingerprint());
       }
       line(sb, e.getKey(), e.getValue());
       if (e.getKey().equals("autovacuum")) {
@@ -529,11 +531,9 @@ final class SoakBench {
     line(
         sb,
         "rerun",
-        "java -jar baton-benchmarks/target/baton-benchmarks.jar " + BenchMain.shellWords(words));
+        "java -jar baton-benchmarks/target/baton-benchmarks.jar " + Bench.shellWords(words));
     line(
-        sb,
-        "    or",
-        "baton-benchmarks/bench.sh " + BenchMain.shellWords(words) + "   (builds first)");
+        sb, "    or", "baton-benchmarks/bench.sh " + Bench.shellWords(words) + "   (builds first)");
     return sb.toString();
   }
 
@@ -599,11 +599,7 @@ final class SoakBench {
   }
 
   private String client() {
-    return BenchMain.jvm()
-        + "; worker pool "
-        + opts.poolSize()
-        + ", producer pool "
-        + PRODUCER_POOL;
+    return Bench.jvm() + "; worker pool " + opts.poolSize() + ", producer pool " + PRODUCER_POOL;
   }
 
   private static void line(StringBuilder sb, String label, String text) {

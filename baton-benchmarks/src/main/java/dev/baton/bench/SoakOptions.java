@@ -1,6 +1,8 @@
 package dev.baton.bench;
 
 import dev.baton.BatonConfig;
+import dev.baton.cli.bench.BenchOptions;
+import dev.baton.cli.bench.OptionWords;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,8 @@
 package dev.baton.bench;
 
+import dev.baton.cli.bench.BenchDatabase;
+import dev.baton.cli.bench.DrainBench;
+import dev.baton.cli.bench.Figures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,10 +23,10 @@ import java.util.stream.Collectors;
  */
 final class SweepBench {
   private final BenchDatabase db;
-  private final BenchOptions opts;
+  private final BenchMainOptions opts;
   private final Figures figures;
 
-  SweepBench(BenchDatabase db, BenchOptions opts, Figures figures) {
+  SweepBench(BenchDatabase db, BenchMainOptions opts, Figures figures) {
     this.db = db;
     this.opts = opts;
     this.figures = figures;
@@ -31,8 +34,8 @@ final class SweepBench {
 
   /** Drains at every point, then adds the table to the figures and writes the CSV and PNG. */
   void run() throws Exception {
-    BenchOptions.Sweep sweep = opts.sweep();
-    int n = opts.jobs() != null ? opts.jobs().get(0) : BenchOptions.DEFAULT_SWEEP_JOBS;
+    BenchMainOptions.Sweep sweep = opts.sweep();
+    int n = sweep.jobs();
     int points = sweep.rounds() * sweep.workers().size();
     List<SweepCsv.Row> rows = new ArrayList<>();
     try {
@@ -48,7 +51,8 @@ final class SweepBench {
               n);
           // The drain's own lines (several per point) go to stderr as progress only; the final
           // block gets the table.
-          DrainBench.Result r = new DrainBench(db, opts.withWorkers(w), new Figures()).run(n);
+          DrainBench.Result r =
+              new DrainBench(db, opts.bench().withWorkers(w), new Figures()).run(n);
           rows.add(
               new SweepCsv.Row(
                   sweep.label(),
@@ -77,7 +81,7 @@ final class SweepBench {
   }
 
   private void report(int n, List<SweepCsv.Row> rows) throws Exception {
-    BenchOptions.Sweep sweep = opts.sweep();
+    BenchMainOptions.Sweep sweep = opts.sweep();
     figures.add(
         "sweep " + n,
         String.format(

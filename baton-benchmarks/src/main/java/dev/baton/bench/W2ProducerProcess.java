@@ -2,6 +2,8 @@ package dev.baton.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
+import dev.baton.cli.bench.BenchJobs;
+import dev.baton.cli.bench.OpenLoop;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

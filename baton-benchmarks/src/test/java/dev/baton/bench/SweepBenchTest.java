@@ -56,7 +56,7 @@ class SweepBenchTest {
             org.assertj.core.groups.Tuple.tuple(2, 1),
             org.assertj.core.groups.Tuple.tuple(2, 4));
     for (SweepCsv.Row r : rows) {
-      assertThat(r.label()).isEqualTo(BenchOptions.defaultLabel());
+      assertThat(r.label()).isEqualTo(BenchMainOptions.defaultLabel());
       assertThat(r.jobs()).isEqualTo(300);
       assertThat(r.jobsPerSecond()).as("jobs/s of %s", r).isPositive();
       assertThat(r.jobsPerSecondInclStart()).as("jobs/s incl. start of %s", r).isPositive();

@@ -21,15 +21,15 @@ class SweepUsageTest {
 
   @Test
   void sweepTakesAListOfWorkerCountsAndDefaultsToPowersOfTwo() {
-    BenchOptions.Sweep s = BenchOptions.parse(new String[] {"sweep"}).sweep();
+    BenchMainOptions.Sweep s = BenchMainOptions.parse(new String[] {"sweep"}).sweep();
     assertThat(s.workers()).containsExactly(1, 2, 4, 8, 16, 32, 64, 128, 256);
     assertThat(s.rounds()).isEqualTo(1);
     assertThat(s.label()).isEqualTo("Baton, Java " + Runtime.version().feature());
     assertThat(s.csv()).isNull();
     assertThat(s.png()).isNull();
 
-    BenchOptions o =
-        BenchOptions.parse(
+    BenchMainOptions o =
+        BenchMainOptions.parse(
             new String[] {
               "sweep",
               "--workers",
@@ -123,9 +123,9 @@ class SweepUsageTest {
         .isEqualTo("baton-benchmarks: --workers expects a whole number, got \"1,2\"");
     assertThat(run("drain", "--workers", "0").firstLine())
         .isEqualTo("baton-benchmarks: --workers must be positive, got 0");
-    assertThat(BenchOptions.parse(new String[] {"drain", "--workers", "16"}).workers())
+    assertThat(BenchMainOptions.parse(new String[] {"drain", "--workers", "16"}).workers())
         .isEqualTo(16);
-    assertThat(BenchOptions.parse(new String[] {"drain"}).sweep()).isNull();
+    assertThat(BenchMainOptions.parse(new String[] {"drain"}).sweep()).isNull();
     assertThat(run("drain", "--png", "x.png").firstLine())
         .isEqualTo("baton-benchmarks: option --png is for sweep (and plot), not for drain");
   }

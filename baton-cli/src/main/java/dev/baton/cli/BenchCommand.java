@@ -1,6 +1,6 @@
 package dev.baton.cli;
 
-import dev.baton.bench.BenchMain;
+import dev.baton.cli.bench.Bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -8,9 +8,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code baton bench}: the benchmarks of {@code baton-benchmarks}, with their own arguments (the
- * shape of River's {@code river bench}). The command line hands its unknown options to the
- * benchmark as positional arguments, in order ({@link BatonCli#commandLine}).
+ * {@code baton bench}: drain rate, pickup latency and enqueue rate of Baton against the user's
+ * database or an embedded one ({@link Bench}; the shape of River's {@code river bench}). The
+ * command line hands its unknown options to the benchmark as positional arguments, in order ({@link
+ * BatonCli#commandLine}).
  */
 @Command(
     name = "bench",
@@ -18,17 +19,14 @@ import picocli.CommandLine.Parameters;
     description = {
       "Benchmarks of Baton against one PostgreSQL server; they print figures and the command that"
           + " reruns them, and assert nothing. Arguments go to the benchmark as they are:",
-      "  baton bench drain [--jobs 20000,100000] [--workers 64] [--database-url JDBC_URL]",
+      "  baton bench drain [--jobs 20000,100000] [--workers 64] [--prefetch N]",
       "  baton bench latency [--jobs 500] [--rate 50]",
-      "  baton bench enqueue [--jobs 2000]",
+      "  baton bench enqueue [--jobs 2000] [--bulk 10000]",
       "  baton bench all",
-      "  baton bench sweep [--workers 1,2,4,8] [--rounds 3] [--csv F] [--png F]",
-      "  baton bench plot --csv A.csv,B.csv --png OUT.png [--ref NAME=JOBS_PER_S]",
-      "  baton bench soak [--rate 2000] [--minutes 30] [--csv PATH]   (soak --help)",
-      "  baton bench harness    (the peers harness's external-command contract; env settings)",
-      "  baton bench hardbyte   (hardbyte/postgresql-job-queue-benchmarking's adapter; env)",
-      "Without --database-url the first six start an embedded PostgreSQL. 'baton bench help'"
-          + " prints every option (and says 'unknown command'); docs/BENCHMARKS.md has the side-by-side runs with the peers."
+      "Without --database-url (or BATON_DATABASE_URL) they start an embedded PostgreSQL; each run"
+          + " works in a schema of its own (bench_*), dropped at exit. 'baton bench help' prints"
+          + " every option (and says 'unknown command'). Sweeps, the soak and the peer comparison"
+          + " are in baton-benchmarks (docs/BENCHMARKS.md)."
     })
 final class BenchCommand extends BaseCommand implements Callable<Integer> {
 
@@ -38,11 +36,16 @@ final class BenchCommand extends BaseCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     List<String> all = new ArrayList<>(args);
-    // --database-url is the root's option (every command takes it); hand it on.
-    if (root().databaseUrl != null) {
-      all.add("--database-url");
-      all.add(root().databaseUrl);
+    // --database-url is the root's option (every command takes it), BATON_DATABASE_URL its
+    // default; hand it on, checked for shape like every command's.
+    String url = root().databaseUrl;
+    if (url == null || url.isBlank()) {
+      url = root().env().get(Database.ENV_URL);
     }
-    return BenchMain.run(all.toArray(new String[0]));
+    if (url != null && !url.isBlank()) {
+      all.add("--database-url");
+      all.add(Database.resolveUrl(root().databaseUrl, root().env()));
+    }
+    return Bench.run(all.toArray(new String[0]));
   }
 }

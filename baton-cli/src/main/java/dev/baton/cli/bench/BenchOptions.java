@@ -1,0 +1,293 @@
+package dev.baton.cli.bench;
+
+import dev.baton.BatonConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The options of {@code baton bench}: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R]
+ * [--warmup N] [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL]
+ * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N]}, for the commands {@code
+ * drain}, {@code latency}, {@code enqueue} and {@code all}. A caller with commands of its own (the
+ * benchmarks module) parses them with {@link #parse(String[], Set, Extension)}.
+ *
+ * <p>Defaults depend on the command (see {@link Bench}); a value left unset is null here. Public
+ * for the benchmarks module, which runs its own measurements with these options; not a library API.
+ */
+public record BenchOptions(
+    String command,
+    List<Integer> jobs,
+    int workers,
+    int rate,
+    Integer warmup,
+    Duration idle,
+    int bulk,
+    Integer pool,
+    Duration timeout,
+    String databaseUrl,
+    boolean keepSchemas,
+    boolean traceSql,
+    Duration heartbeat,
+    Integer prefetch,
+    List<String> rawArgs) {
+
+  /** Workers (the queue's concurrency) when none is given. */
+  public static final int DEFAULT_WORKERS = 64;
+
+  /** Jobs enqueued per second by the latency benchmark when no rate is given. */
+  public static final int DEFAULT_RATE = 50;
+
+  /** Size of one enqueueMany call (drain chunks, and the enqueue benchmark's bulk call). */
+  public static final int DEFAULT_BULK = 10_000;
+
+  /** How long one drain may take before it is reported as stuck. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
+
+  /** How long the latency benchmark lets the workers idle before measuring. */
+  public static final Duration DEFAULT_IDLE = Duration.ofSeconds(3);
+
+  /** The commands of {@code baton bench}. */
+  public static final Set<String> COMMANDS = Set.of("drain", "latency", "enqueue", "all");
+
+  /**
+   * Options that a caller with commands of its own parses itself (for example a list of worker
+   * counts). Both methods may throw {@link IllegalArgumentException} with the message to print.
+   */
+  public interface Extension {
+    /**
+     * Whether the caller takes option {@code name} of {@code command} itself; called before the
+     * option's value is read, so a refusal comes before a missing value.
+     */
+    boolean takes(String command, String name);
+
+    /** The value of an option {@link #takes} said yes to. */
+    void accept(String name, String value);
+  }
+
+  /** The commands of {@code baton bench}, one line each, for a usage message. */
+  public static final String USAGE_COMMANDS =
+      """
+          drain     bulk-enqueue N no-op jobs, start a client, time until all are completed
+                    (default --jobs 20000,100000)
+          latency   pickup latency at a fixed enqueue rate: enqueued by the working client itself
+                    (claim on enqueue), then by a second client on its own pool (LISTEN/NOTIFY only)
+                    (default --jobs 500 --rate 50)
+          enqueue   one-at-a-time enqueue rate, then one enqueueMany of --bulk jobs
+                    (default --jobs 2000)
+          all       drain, latency and enqueue with their defaults (--jobs applies to drain)
+      """;
+
+  /** The options of those commands, for a usage message. */
+  public static final String USAGE_OPTIONS =
+      """
+          --jobs N[,N...]       jobs per run; several values = several runs
+          --workers W           concurrency of the worked queue (default 64)
+          --rate R              latency: enqueues per second (default 50)
+          --warmup N            warm-up jobs (drain 2000, latency 200, enqueue 200 + bulk 1000)
+          --idle-ms MS          latency: idle time before each measured phase (default 3000)
+          --bulk N              chunk size of bulk enqueues (default 10000)
+          --pool P              HikariCP pool size of the working client (default workers + 8)
+          --timeout-s S         give up on one drain after S seconds (default 600)
+          --database-url URL    JDBC URL of the server; default: an embedded PostgreSQL
+                                (e.g. 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres')
+          --prefetch N          jobs the worked queue claims ahead of its free slots while it
+                                has a backlog (BatonConfig prefetch; default: --workers)
+          --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
+                                a third of the 30 s lease)
+          --keep-schemas        keep the bench_* schemas (default: dropped at exit)
+          --trace-sql           drain, enqueue: also print, per statement Baton ran, calls,
+                                time and rows per call (a diagnostic; adds a little overhead)
+      """;
+
+  /** The usage message of {@code baton bench}. */
+  static final String USAGE =
+      "usage: baton bench <command> [options]\n  commands:\n"
+          + USAGE_COMMANDS
+          + "  options:\n"
+          + USAGE_OPTIONS;
+
+  /**
+   * Parses the arguments of one of {@link #COMMANDS}; throws {@link IllegalArgumentException} with
+   * a message on bad input.
+   */
+  public static BenchOptions parse(String[] args) {
+    return parse(
+        args,
+        COMMANDS,
+        new Extension() {
+          @Override
+          public boolean takes(String command, String name) {
+            return false;
+          }
+
+          @Override
+          public void accept(String name, String value) {}
+        });
+  }
+
+  /**
+   * Parses the arguments of one of {@code commands}, handing the options {@code extension} takes to
+   * it; throws {@link IllegalArgumentException} with a message on bad input.
+   */
+  public static BenchOptions parse(String[] args, Set<String> commands, Extension extension) {
+    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
+      throw new IllegalArgumentException("no command given");
+    }
+    String command = args[0];
+    if (!commands.contains(command)) {
+      throw new IllegalArgumentException("unknown command \"" + command + "\"");
+    }
+    List<Integer> jobs = null;
+    int workers = DEFAULT_WORKERS;
+    int rate = DEFAULT_RATE;
+    Integer warmup = null;
+    Duration idle = DEFAULT_IDLE;
+    int bulk = DEFAULT_BULK;
+    Integer pool = null;
+    Duration timeout = DEFAULT_TIMEOUT;
+    String url = null;
+    boolean keep = false;
+    boolean trace = false;
+    Duration heartbeat = null;
+    Integer prefetch = null;
+    List<OptionWords.Option> options =
+        OptionWords.split(
+            List.of(args).subList(1, args.length),
+            Set.of("--keep-schemas", "--trace-sql"),
+            name -> extension.takes(command, name));
+    for (OptionWords.Option o : options) {
+      String name = o.name();
+      String value = o.value();
+      if (extension.takes(command, name)) {
+        extension.accept(name, value);
+        continue;
+      }
+      if (name.equals("--keep-schemas")) {
+        keep = true;
+        continue;
+      }
+      if (name.equals("--trace-sql")) {
+        trace = true;
+        continue;
+      }
+      switch (name) {
+        case "--jobs" -> {
+          jobs = new ArrayList<>();
+          for (String part : value.split(",")) {
+            jobs.add(positive(name, part.replace("_", "")));
+          }
+        }
+        case "--workers" -> workers = positive(name, value);
+        case "--rate" -> rate = positive(name, value);
+        case "--warmup" -> warmup = nonNegative(name, value);
+        case "--idle-ms" -> idle = Duration.ofMillis(nonNegative(name, value));
+        case "--bulk" -> bulk = positive(name, value);
+        case "--pool" -> pool = positive(name, value);
+        case "--timeout-s" -> timeout = Duration.ofSeconds(positive(name, value));
+        case "--database-url" -> url = value;
+        case "--heartbeat-ms" -> heartbeat = Duration.ofMillis(positive(name, value));
+        case "--prefetch" -> prefetch = nonNegative(name, value);
+        default -> throw new IllegalArgumentException("unknown option " + name);
+      }
+    }
+    return new BenchOptions(
+        command,
+        jobs,
+        workers,
+        rate,
+        warmup,
+        idle,
+        bulk,
+        pool,
+        timeout,
+        url,
+        keep,
+        trace,
+        heartbeat,
+        prefetch,
+        List.of(args));
+  }
+
+  /** The same options with each benchmark's own warm-up default (for {@code all}). */
+  public BenchOptions withoutWarmup() {
+    return new BenchOptions(
+        command,
+        jobs,
+        workers,
+        rate,
+        null,
+        idle,
+        bulk,
+        pool,
+        timeout,
+        databaseUrl,
+        keepSchemas,
+        traceSql,
+        heartbeat,
+        prefetch,
+        rawArgs);
+  }
+
+  /** The same options with {@code w} workers (one point of a sweep of worker counts). */
+  public BenchOptions withWorkers(int w) {
+    return new BenchOptions(
+        command,
+        jobs,
+        w,
+        rate,
+        warmup,
+        idle,
+        bulk,
+        pool,
+        timeout,
+        databaseUrl,
+        keepSchemas,
+        traceSql,
+        heartbeat,
+        prefetch,
+        rawArgs);
+  }
+
+  /** The config of a client that works queue {@code default} of {@code schema}. */
+  public BatonConfig workerConfig(String schema) {
+    BatonConfig.Builder b = BatonConfig.builder().schema(schema).queue("default", workers);
+    if (heartbeat != null) {
+      b.heartbeatInterval(heartbeat);
+    }
+    if (prefetch != null) {
+      b.prefetch(prefetch);
+    }
+    return b.build();
+  }
+
+  /**
+   * Pool size of a working client: the workers plus Baton's own threads (producer, completer,
+   * heartbeater, notifier, maintenance) and a little slack.
+   */
+  public int poolSize() {
+    return pool != null ? pool : workers + 8;
+  }
+
+  /** {@code v} as a positive int; the message names option {@code name} and the value. */
+  public static int positive(String name, String v) {
+    int n = nonNegative(name, v);
+    if (n == 0) {
+      throw new IllegalArgumentException(name + " must be positive, got 0");
+    }
+    return n;
+  }
+
+  private static int nonNegative(String name, String v) {
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n < 0) {
+        throw new IllegalArgumentException(name + " must not be negative, got " + v);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " expects a whole number, got \"" + v + "\"");
+    }
+  }
+}
