@@ -1,10 +1,10 @@
 -- Baton's claim and its batched completion as two autocommit statements per pgbench transaction:
--- JobStore.CLAIM (what a producer runs when it has no finished jobs to report), then
--- JobStore.COMPLETE_MANY_IF_HELD for the batch just claimed (what the completer runs): two round
+-- HolderStore.CLAIM (what a producer runs when it has no finished jobs to report), then
+-- HolderStore.COMPLETE_MANY_IF_HELD for the batch just claimed (what the completer runs): two round
 -- trips and two commits per batch, against one for complete_and_claim.sql.
 --
--- The SQL is JobStore's, character for character but for the binds: each ? is a pgbench variable
--- (PgbenchScriptsTest checks this against the compiled JobStore). The claim's UPDATE is moved
+-- The SQL is HolderStore's, character for character but for the binds: each ? is a pgbench variable
+-- (PgbenchScriptsTest checks this against the compiled HolderStore). The claim's UPDATE is moved
 -- into a CTE, claimed, whose (id, fence) pairs the script's own final SELECT returns as two arrays
 -- for \gset (which takes one row). Run with -M prepared (as pgjdbc runs it): the arrays are bound
 -- as parameters. Variables (-D): queue, batch, node, lease_ms, timeout_kinds, timeout_ms,
@@ -38,7 +38,7 @@ RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts
           greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
             AS due_for_us
 )
--- this script's own projection (JobStore returns a row per claimed job)
+-- this script's own projection (HolderStore returns a row per claimed job)
 SELECT coalesce(array_agg(id), '{}') AS ids, coalesce(array_agg(fence), '{}') AS fences
 FROM claimed
 \gset

@@ -1,11 +1,11 @@
--- Baton's hot path as one pgbench transaction: JobStore.COMPLETE_AND_CLAIM, the statement a
+-- Baton's hot path as one pgbench transaction: HolderStore.COMPLETE_AND_CLAIM, the statement a
 -- producer with finished jobs to report runs. It completes the batch this client claimed in its
 -- previous transaction (matched on (id, fence), state running, locked in id order) and claims the
 -- next :batch jobs (SKIP LOCKED, a new fence from the sequence, lease and deadline from the database
 -- clock): one statement and one commit per batch.
 --
--- The CTEs are JobStore's, character for character but for the binds: each ? is a pgbench
--- variable (PgbenchScriptsTest checks this against the compiled JobStore). Only the final SELECT
+-- The CTEs are HolderStore's, character for character but for the binds: each ? is a pgbench
+-- variable (PgbenchScriptsTest checks this against the compiled HolderStore). Only the final SELECT
 -- is this script's own: instead of one row per job it returns the claimed (id, fence) pairs as two
 -- arrays, which \gset keeps for the next transaction (the first one completes nothing: ids and
 -- fences start as {}). Run with -M prepared (as pgjdbc runs it): the arrays are bound as
@@ -55,7 +55,7 @@ RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts
           greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
             AS due_for_us
 )
--- this script's own projection (JobStore returns a row per claimed and per completed job)
+-- this script's own projection (HolderStore returns a row per claimed and per completed job)
 SELECT coalesce(array_agg(id), '{}') AS ids, coalesce(array_agg(fence), '{}') AS fences,
        (SELECT count(*) FROM done) AS completed
 FROM claimed

@@ -1,10 +1,10 @@
--- Baton's hot path when completed jobs are not kept (completedRetention zero): JobStore's
+-- Baton's hot path when completed jobs are not kept (completedRetention zero): HolderStore's
 -- COMPLETE_AND_CLAIM in its deleting form. The batch this client claimed in its previous
 -- transaction is deleted (matched on (id, fence), state running, locked in id order) and counted
 -- per 10-second bucket, queue, node and connection in job_completions; the next :batch jobs are claimed as in
 -- complete_and_claim.sql. One statement and one commit per batch.
 --
--- The CTEs are JobStore's (JobStore.CompletedRows.DELETED), character for character but for the
+-- The CTEs are HolderStore's (HolderStore.COMPLETE_AND_CLAIM_DELETING), character for character but for the
 -- binds (PgbenchScriptsTest checks this); the final SELECT is this script's own, as in
 -- complete_and_claim.sql. Run with -M prepared. Variables (-D): as complete_and_claim.sql.
 WITH f AS (SELECT * FROM unnest(:ids::bigint[], :fences::bigint[]) AS f(id, fence)),
@@ -57,7 +57,7 @@ RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts
           greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
             AS due_for_us
 )
--- this script's own projection (JobStore returns a row per claimed and per completed job)
+-- this script's own projection (HolderStore returns a row per claimed and per completed job)
 SELECT coalesce(array_agg(id), '{}') AS ids, coalesce(array_agg(fence), '{}') AS fences,
        (SELECT count(*) FROM done) AS completed
 FROM claimed

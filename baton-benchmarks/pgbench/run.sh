@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Baton's own limit: its claim and completion SQL (the scripts beside this file, checked against
-# JobStore by PgbenchScriptsTest) run raw by pgbench, the way the peer harness's pgbench driver
+# HolderStore by PgbenchScriptsTest) run raw by pgbench, the way the peer harness's pgbench driver
 # (../shared/bench/peers/pgbench/run.sh) runs its raw-SQL variants. That driver takes its scripts
 # only from its own folder, so this script repeats its procedure for Baton's scripts. One call = one
 # measurement on a freshly created database. Prints one line "RESULT {json}" on stdout, with the

@@ -10,17 +10,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.baton.internal.ClientAccess;
+import dev.baton.internal.TimeSource;
 import dev.baton.internal.cluster.Cluster;
 import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.Leadership;
 import dev.baton.internal.cluster.NodeRegistry;
-import dev.baton.internal.cluster.TimeSource;
 import dev.baton.internal.completer.Completer;
+import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Db;
+import dev.baton.internal.db.EnqueueStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
+import dev.baton.internal.db.MigrationStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.HandlerEntry;
 import dev.baton.internal.executor.HeldJobs;
@@ -39,7 +42,6 @@ import dev.baton.internal.producer.Producer;
 import dev.baton.migrate.Migrator;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -117,7 +119,9 @@ public final class Baton implements AutoCloseable {
   private final ObjectMapper mapper;
   private final Map<String, HandlerEntry<?>> handlers;
   private final SchemaName schema;
-  private final JobStore store;
+  private final EnqueueStore enqueueStore;
+  private final HolderStore holderStore;
+  private final AdminStore adminStore;
   private final ClusterStore clusterStore;
   private final List<PeriodicJob> periodicJobs;
   private final TimeSource time;
@@ -147,12 +151,14 @@ public final class Baton implements AutoCloseable {
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
     this.handlers = Collections.unmodifiableMap(new LinkedHashMap<>(b.handlers));
     this.schema = SchemaName.of(config.schema());
-    this.store =
-        new JobStore(
+    this.enqueueStore = new EnqueueStore(schema);
+    this.holderStore =
+        new HolderStore(
             schema,
             config.completedRetention().isZero() && !config.archiveFinished()
-                ? JobStore.CompletedRows.DELETED
-                : JobStore.CompletedRows.KEPT);
+                ? HolderStore.CompletedRows.DELETED
+                : HolderStore.CompletedRows.KEPT);
+    this.adminStore = new AdminStore(schema);
     this.clusterStore = new ClusterStore(schema);
     this.periodicJobs = List.copyOf(b.periodic.values());
     this.time = TimeSource.SYSTEM;
@@ -194,7 +200,7 @@ public final class Baton implements AutoCloseable {
    * @throws InvalidJobException if the args are too large or cannot be serialised
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
-    JobStore.NewJob job = prepare(args, options);
+    EnqueueStore.NewJob job = prepare(args, options);
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
     Producer local =
         config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())
@@ -203,11 +209,11 @@ public final class Baton implements AutoCloseable {
     if (local != null && local.tryReserve()) {
       // Claim on enqueue: the insert claims the job for this node when nothing waits ahead of it.
       long claimedAt = System.nanoTime();
-      JobStore.EnqueuedClaim r;
+      EnqueueStore.EnqueuedClaim r;
       try {
         r =
             Db.inTransaction(
-                dataSource, what, c -> store.enqueueClaiming(c, job, local.claimParams(1)));
+                dataSource, what, c -> enqueueStore.enqueueClaiming(c, job, local.claimParams(1)));
       } catch (RuntimeException e) {
         local.unreserve();
         throw e;
@@ -219,7 +225,7 @@ public final class Baton implements AutoCloseable {
       }
       return result(r.row());
     }
-    JobRow row = Db.inTransaction(dataSource, what, c -> store.enqueue(c, job));
+    JobRow row = Db.inTransaction(dataSource, what, c -> enqueueStore.enqueue(c, job));
     wakeLocal(row.queue(), row.state());
     return result(row);
   }
@@ -235,9 +241,9 @@ public final class Baton implements AutoCloseable {
    */
   public EnqueueResult enqueue(Connection c, JobArgs args, EnqueueOptions options) {
     Objects.requireNonNull(c, "connection");
-    JobStore.NewJob job = prepare(args, options);
+    EnqueueStore.NewJob job = prepare(args, options);
     try {
-      return result(store.enqueue(c, job));
+      return result(enqueueStore.enqueue(c, job));
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue job (kind=" + job.kind() + ")", e);
     }
@@ -250,14 +256,19 @@ public final class Baton implements AutoCloseable {
    * {@code COPY} instead (the same rows, cheaper for the server to take in).
    */
   public EnqueueManyResult enqueueMany(List<JobRequest> requests) {
-    List<JobStore.NewJob> jobs = prepareAll(requests);
+    List<EnqueueStore.NewJob> jobs = prepareAll(requests);
     if (jobs.isEmpty()) {
       return new EnqueueManyResult(new long[0], new boolean[0]);
     }
-    JobStore.BulkResult r =
+    EnqueueStore.BulkResult r =
         Db.inTransaction(
-            dataSource, "cannot enqueue " + jobs.size() + " jobs", c -> store.enqueueMany(c, jobs));
-    jobs.stream().map(JobStore.NewJob::queue).distinct().forEach(q -> wakeLocal(q, "available"));
+            dataSource,
+            "cannot enqueue " + jobs.size() + " jobs",
+            c -> enqueueStore.enqueueMany(c, jobs));
+    jobs.stream()
+        .map(EnqueueStore.NewJob::queue)
+        .distinct()
+        .forEach(q -> wakeLocal(q, "available"));
     return new EnqueueManyResult(r.ids(), r.existing());
   }
 
@@ -268,12 +279,12 @@ public final class Baton implements AutoCloseable {
    */
   public EnqueueManyResult enqueueMany(Connection c, List<JobRequest> requests) {
     Objects.requireNonNull(c, "connection");
-    List<JobStore.NewJob> jobs = prepareAll(requests);
+    List<EnqueueStore.NewJob> jobs = prepareAll(requests);
     if (jobs.isEmpty()) {
       return new EnqueueManyResult(new long[0], new boolean[0]);
     }
     try {
-      JobStore.BulkResult r = store.enqueueMany(c, jobs);
+      EnqueueStore.BulkResult r = enqueueStore.enqueueMany(c, jobs);
       return new EnqueueManyResult(r.ids(), r.existing());
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue " + jobs.size() + " jobs", e);
@@ -285,9 +296,9 @@ public final class Baton implements AutoCloseable {
    * is written: bad input is reported as such whatever the database's state, and a caller's
    * transaction is not aborted by it.
    */
-  private List<JobStore.NewJob> prepareAll(List<JobRequest> requests) {
+  private List<EnqueueStore.NewJob> prepareAll(List<JobRequest> requests) {
     Objects.requireNonNull(requests, "requests");
-    List<JobStore.NewJob> jobs = new ArrayList<>(requests.size());
+    List<EnqueueStore.NewJob> jobs = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       JobRequest r = requests.get(i);
       if (r == null) {
@@ -303,7 +314,7 @@ public final class Baton implements AutoCloseable {
     return jobs;
   }
 
-  private JobStore.NewJob prepare(JobArgs args, EnqueueOptions options) {
+  private EnqueueStore.NewJob prepare(JobArgs args, EnqueueOptions options) {
     Objects.requireNonNull(args, "args");
     Objects.requireNonNull(options, "options");
     String kind = kinds.get(args.getClass());
@@ -313,7 +324,6 @@ public final class Baton implements AutoCloseable {
       throw new UnknownKindException(kind);
     }
     String json;
-    String metadata;
     try {
       json = mapper.writeValueAsString(args);
     } catch (JsonProcessingException e) {
@@ -324,40 +334,7 @@ public final class Baton implements AutoCloseable {
               + e.getOriginalMessage(),
           e);
     }
-    try {
-      metadata =
-          options.metadata().isEmpty() ? "{}" : mapper.writeValueAsString(options.metadata());
-    } catch (JsonProcessingException e) {
-      throw new InvalidJobException(
-          "cannot enqueue job (kind="
-              + kind
-              + "): metadata cannot be serialised to JSON: "
-              + e.getOriginalMessage(),
-          e);
-    }
-    int bytes =
-        json.length() > config.maxArgsBytes() / 3
-            ? json.getBytes(StandardCharsets.UTF_8).length
-            : json.length();
-    if (bytes > config.maxArgsBytes()) {
-      throw new InvalidJobException(
-          "cannot enqueue job (kind="
-              + kind
-              + "): args are "
-              + bytes
-              + " bytes of JSON, over the limit of "
-              + config.maxArgsBytes()
-              + " (BatonConfig maxArgsBytes); store large data elsewhere and pass a reference");
-    }
-    return new JobStore.NewJob(
-        options.queue(),
-        kind,
-        json,
-        options.priority(),
-        options.maxAttempts(),
-        options.runAt(),
-        options.idempotencyKey(),
-        metadata);
+    return EnqueueStore.NewJob.prepare(kind, json, options, mapper, config.maxArgsBytes());
   }
 
   private void wakeLocal(String queue, String state) {
@@ -374,7 +351,7 @@ public final class Baton implements AutoCloseable {
   /** The job with {@code id}, if it exists. */
   public Optional<Job> job(long id) {
     JobRow row =
-        Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> store.get(c, id));
+        Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> adminStore.get(c, id));
     return Optional.ofNullable(row).map(r -> r.toJob(mapper));
   }
 
@@ -386,7 +363,7 @@ public final class Baton implements AutoCloseable {
    * job does not exist or is already final.
    */
   public Optional<JobState> cancel(long id) {
-    String state = store.cancel(dataSource, id);
+    String state = adminStore.cancel(dataSource, id);
     return Optional.ofNullable(state).map(JobState::fromDb);
   }
 
@@ -533,7 +510,9 @@ public final class Baton implements AutoCloseable {
   private void checkSchema() {
     int version;
     try {
-      version = Db.inTransaction(dataSource, "cannot check schema", store::schemaVersion);
+      version =
+          Db.inTransaction(
+              dataSource, "cannot check schema", new MigrationStore(schema)::schemaVersion);
     } catch (BatonException e) {
       if (e.getCause() instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
         throw new SchemaNotMigratedException(
@@ -562,7 +541,7 @@ public final class Baton implements AutoCloseable {
     completer =
         new Completer(
             dataSource,
-            store,
+            holderStore,
             held,
             counters,
             config.completerBatchSize(),
@@ -580,7 +559,8 @@ public final class Baton implements AutoCloseable {
     executor =
         new JobExecutor(
             dataSource,
-            store,
+            holderStore,
+            adminStore,
             mapper,
             handlers,
             completer,
@@ -596,14 +576,14 @@ public final class Baton implements AutoCloseable {
                 config.retryPolicy()));
     heartbeater =
         new Heartbeater(
-            dataSource, store, held, counters, config.lease(), config.heartbeatInterval());
+            dataSource, holderStore, held, counters, config.lease(), config.heartbeatInterval());
     heartbeater.start();
     for (QueueConfig q : config.queues().values()) {
       producers.put(
           q.name(),
           new Producer(
               dataSource,
-              store,
+              holderStore,
               executor,
               completer,
               held,
@@ -665,7 +645,7 @@ public final class Baton implements AutoCloseable {
       if (!periodicJobs.isEmpty()) {
         services.add(
             new Cluster.Periodic(
-                new PeriodicEnqueuer(dataSource, ms, store, time, schedules()), every));
+                new PeriodicEnqueuer(dataSource, ms, enqueueStore, time, schedules()), every));
       }
       services.add(
           new Cluster.Periodic(

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.NodeCounters;
@@ -88,7 +88,7 @@ class AJobClaimedAgainOnItsOwnNodeHasOneHolderTest {
   @Test
   void aBatchWithTwoFinishesOfOneJobAppliesOnlyTheCurrentHoldersFinish() {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
       long id = f.reader().enqueue(new Work(1)).job().id();
       ClaimedJob stale = claimOne(f, store);
       f.execute("UPDATE %s.job SET state = 'available', lease_expires_at = NULL WHERE id = " + id);
@@ -116,7 +116,7 @@ class AJobClaimedAgainOnItsOwnNodeHasOneHolderTest {
   @Test
   void aStaleCompletionInTheSameBatchAsTheCurrentOneIsCountedAsFenced() throws Exception {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
       long id = f.reader().enqueue(new Work(1)).job().id();
       ClaimedJob stale = claimOne(f, store);
       f.execute("UPDATE %s.job SET state = 'available', lease_expires_at = NULL WHERE id = " + id);
@@ -150,11 +150,11 @@ class AJobClaimedAgainOnItsOwnNodeHasOneHolderTest {
     }
   }
 
-  private static ClaimedJob claimOne(Fixture f, JobStore store) {
+  private static ClaimedJob claimOne(Fixture f, HolderStore store) {
     List<ClaimedJob> claimed =
         store.claim(
             f.dataSource(),
-            new JobStore.ClaimParams(
+            new HolderStore.ClaimParams(
                 "default", 1, "node", LEASE, new String[0], new Long[0], Duration.ofMinutes(1)));
     assertThat(claimed).hasSize(1);
     return claimed.get(0);

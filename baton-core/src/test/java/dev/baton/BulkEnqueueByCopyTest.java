@@ -7,7 +7,7 @@ import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
 import dev.baton.testing.Notifications;
@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A bulk enqueue of {@link JobStore#COPY_MIN_JOBS} or more jobs, none with an idempotency key or a
- * run time, is written with {@code COPY}: each request's args and options arrive exactly (COPY's
- * text format has escapes of its own), ids follow request order, the jobs exist only if the
+ * A bulk enqueue of {@link EnqueueStore#COPY_MIN_JOBS} or more jobs, none with an idempotency key
+ * or a run time, is written with {@code COPY}: each request's args and options arrive exactly
+ * (COPY's text format has escapes of its own), ids follow request order, the jobs exist only if the
  * caller's transaction commits, and workers are woken at commit as for any enqueue. A bulk holding
  * a key keeps the statement and its {@code ON CONFLICT}.
  */
@@ -57,7 +57,7 @@ class BulkEnqueueByCopyTest {
 
   @Test
   void eachRequestArrivesExactlyWithIdsInRequestOrder() throws Exception {
-    int n = JobStore.COPY_MIN_JOBS * 3;
+    int n = EnqueueStore.COPY_MIN_JOBS * 3;
     try (Fixture f = new Fixture()) {
       List<JobRequest> requests = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
@@ -122,7 +122,7 @@ class BulkEnqueueByCopyTest {
   void idsMapToTheirRequestsWhenTheDrawnRangeHasGaps() {
     // When other sessions draw ids while a bulk draws its own, the bulk's ids are not one range,
     // and the draw returns each of them. An identity stepping by 3 makes every draw such a case.
-    int n = JobStore.COPY_MIN_JOBS;
+    int n = EnqueueStore.COPY_MIN_JOBS;
     try (Fixture f = new Fixture()) {
       f.execute("ALTER TABLE %s.job ALTER COLUMN id SET INCREMENT BY 3");
       List<JobRequest> requests = new ArrayList<>(n);
@@ -148,7 +148,7 @@ class BulkEnqueueByCopyTest {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .setDefaultPrettyPrinter(
                 new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("\t", "\r\n")));
-    int n = JobStore.COPY_MIN_JOBS;
+    int n = EnqueueStore.COPY_MIN_JOBS;
     try (Fixture f = new Fixture()) {
       Baton client =
           Baton.builder(f.dataSource())
@@ -176,7 +176,7 @@ class BulkEnqueueByCopyTest {
 
   @Test
   void jobsExistOnlyIfTheCallersTransactionCommitsAndWakeListenersAtCommit() throws Exception {
-    int n = JobStore.COPY_MIN_JOBS;
+    int n = EnqueueStore.COPY_MIN_JOBS;
     try (Fixture f = new Fixture();
         Connection listener = f.dataSource().getConnection()) {
       String channel = SchemaName.of(f.schema()).insertChannel();
@@ -211,7 +211,7 @@ class BulkEnqueueByCopyTest {
 
   @Test
   void aLargeBulkHoldingAnIdempotencyKeyStillMatchesTheExistingJob() {
-    int n = JobStore.COPY_MIN_JOBS * 2;
+    int n = EnqueueStore.COPY_MIN_JOBS * 2;
     try (Fixture f = new Fixture()) {
       EnqueueOptions keyed = EnqueueOptions.builder().idempotencyKey("order-7").build();
       long first = f.reader().enqueue(new Text("first", -1), keyed).job().id();
@@ -231,7 +231,7 @@ class BulkEnqueueByCopyTest {
   @Test
   @Timeout(60) // a connection left in COPY mode would hang the next call rather than fail it
   void aLargeBulkWithOneBadRequestWritesNothingAndLeavesThePoolUsable() {
-    int n = JobStore.COPY_MIN_JOBS * 2;
+    int n = EnqueueStore.COPY_MIN_JOBS * 2;
     try (Fixture f = new Fixture(1)) {
       Baton client =
           Baton.builder(f.dataSource())
@@ -265,7 +265,7 @@ class BulkEnqueueByCopyTest {
           Baton.builder(down)
               .config(BatonConfig.builder().allowUnknownKinds(true).maxArgsBytes(1_000).build())
               .build();
-      int n = JobStore.COPY_MIN_JOBS * 2;
+      int n = EnqueueStore.COPY_MIN_JOBS * 2;
       List<JobRequest> requests = requestsWithOneTooLarge(n, n - 1);
       assertThatThrownBy(() -> client.enqueueMany(requests))
           .isInstanceOf(InvalidJobException.class)

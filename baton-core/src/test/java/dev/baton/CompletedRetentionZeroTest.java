@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
 import java.sql.Connection;
@@ -231,14 +231,15 @@ class CompletedRetentionZeroTest {
   @Test
   void aBatchOfMixedFinishesDeletesTheCompletedAndWritesTheRest() throws Exception {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()), JobStore.CompletedRows.DELETED);
+      HolderStore store =
+          new HolderStore(SchemaName.of(f.schema()), HolderStore.CompletedRows.DELETED);
       for (int i = 0; i < 3; i++) {
         f.reader().enqueue(new Mail(i));
       }
       List<ClaimedJob> held =
           store.claim(
               f.dataSource(),
-              new JobStore.ClaimParams(
+              new HolderStore.ClaimParams(
                   "default",
                   3,
                   "a",

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Claims;
 import dev.baton.testing.Fixture;
@@ -36,11 +36,11 @@ class FencedWritesProbeTheKeyTest {
   record Work(int n) implements JobArgs {}
 
   @ParameterizedTest
-  @EnumSource(JobStore.CompletedRows.class)
-  void writesOfAHolderAndTheRescuerReadTheKeyNotEveryRunningJob(JobStore.CompletedRows completed)
+  @EnumSource(HolderStore.CompletedRows.class)
+  void writesOfAHolderAndTheRescuerReadTheKeyNotEveryRunningJob(HolderStore.CompletedRows completed)
       throws Exception {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()), completed);
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()), completed);
       f.execute("ALTER TABLE " + f.schema() + ".job SET (autovacuum_enabled = false)");
       List<JobRequest> requests = new ArrayList<>();
       for (int i = 0; i < 3_000; i++) {

@@ -3,7 +3,7 @@ package dev.baton;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.internal.db.ClaimedJob;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.NodeCounters;
@@ -22,13 +22,13 @@ class HeartbeaterTest {
   @Test
   void extendsHeldLeasesAndReportsALostJobOnce() {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
       f.reader().enqueue(new Beat(1));
       f.reader().enqueue(new Beat(2));
       var claimed =
           store.claim(
               f.dataSource(),
-              new JobStore.ClaimParams(
+              new HolderStore.ClaimParams(
                   "default",
                   2,
                   "n",

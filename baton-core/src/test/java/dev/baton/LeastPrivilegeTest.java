@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.EnqueueStore;
 import dev.baton.migrate.Migrator;
 import dev.baton.testing.TestDatabase;
 import java.sql.Connection;
@@ -151,8 +151,8 @@ class LeastPrivilegeTest {
         EnqueueManyResult copied =
             baton.enqueueMany(
                 java.util.Collections.nCopies(
-                    JobStore.COPY_MIN_JOBS, JobRequest.of(new Work(8), opts)));
-        assertThat(copied.insertedCount()).isEqualTo(JobStore.COPY_MIN_JOBS);
+                    EnqueueStore.COPY_MIN_JOBS, JobRequest.of(new Work(8), opts)));
+        assertThat(copied.insertedCount()).isEqualTo(EnqueueStore.COPY_MIN_JOBS);
         for (long id : copied.jobIds()) {
           toComplete.add(id);
         }
@@ -253,8 +253,8 @@ class LeastPrivilegeTest {
         deleting.enqueue(new Work(10), opts);
         deleting.enqueueMany(
             java.util.Collections.nCopies(
-                JobStore.COPY_MIN_JOBS, JobRequest.of(new Work(11), opts)));
-        int total = JobStore.COPY_MIN_JOBS + 1;
+                EnqueueStore.COPY_MIN_JOBS, JobRequest.of(new Work(11), opts)));
+        int total = EnqueueStore.COPY_MIN_JOBS + 1;
         await("jobs of a client that keeps no completed rows complete")
             .atMost(Duration.ofSeconds(20))
             .until(() -> deleting.counters().completed() == total);

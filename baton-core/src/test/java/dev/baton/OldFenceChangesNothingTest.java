@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Claims;
 import dev.baton.testing.Fixture;
@@ -27,11 +27,11 @@ class OldFenceChangesNothingTest {
   record Work(int n) implements JobArgs {}
 
   @ParameterizedTest
-  @EnumSource(JobStore.CompletedRows.class)
-  void everyWriteOfAHolderThatLostTheJobChangesNothing(JobStore.CompletedRows completed)
+  @EnumSource(HolderStore.CompletedRows.class)
+  void everyWriteOfAHolderThatLostTheJobChangesNothing(HolderStore.CompletedRows completed)
       throws Exception {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()), completed);
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()), completed);
       long id = f.reader().enqueue(new Work(1)).job().id();
 
       ClaimedJob first = store.claim(f.dataSource(), Claims.by("a", 1)).get(0);
@@ -59,7 +59,7 @@ class OldFenceChangesNothingTest {
         assertThat(store.finishIfHeld(f.dataSource(), List.of(w))).as(w.state()).isEmpty();
         assertThat(row(f, id)).as("row after stale " + w.state()).isEqualTo(before);
       }
-      JobStore.Heartbeat beat =
+      HolderStore.Heartbeat beat =
           store.heartbeatIfHeld(
               f.dataSource(), new long[] {id}, new long[] {a}, Duration.ofHours(1));
       assertThat(beat.held(id)).isFalse();
@@ -71,7 +71,7 @@ class OldFenceChangesNothingTest {
         assertThat(store.finishIfHeld(c, Finish.completed(id, a))).isFalse();
         c.commit();
       }
-      JobStore.CompleteAndClaim cc =
+      HolderStore.CompleteAndClaim cc =
           store.completeAndClaim(
               f.dataSource(), List.of(Finish.completed(id, a)), Claims.by("a", 1));
       assertThat(cc.completed()).isEmpty();
@@ -81,7 +81,7 @@ class OldFenceChangesNothingTest {
       // The current holder's write goes through: the guard is the fence, not a blanket refusal.
       assertThat(store.finishIfHeld(f.dataSource(), List.of(Finish.completed(id, second.fence()))))
           .containsExactly(second.fence());
-      if (completed == JobStore.CompletedRows.KEPT) {
+      if (completed == HolderStore.CompletedRows.KEPT) {
         Job done = f.job(id);
         assertThat(done.state()).isEqualTo(JobState.COMPLETED);
         assertThat(done.fence()).isEqualTo(second.fence());
@@ -94,7 +94,7 @@ class OldFenceChangesNothingTest {
   @Test
   void aSnoozeThatGivesTheAttemptBackDoesNotLetTheOldHolderWrite() {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
       long id = f.reader().enqueue(new Work(2)).job().id();
       ClaimedJob first = store.claim(f.dataSource(), Claims.by("a", 1)).get(0);
       // A snoozes with zero delay: the attempt is given back, so the next claim has the same
@@ -117,7 +117,7 @@ class OldFenceChangesNothingTest {
   @Test
   void fencesOfSuccessiveClaimsStrictlyIncreaseAcrossConnections() {
     try (Fixture f = new Fixture()) {
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
       for (int i = 0; i < 50; i++) {
         f.reader().enqueue(new Work(i));
       }

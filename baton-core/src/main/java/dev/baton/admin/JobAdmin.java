@@ -1,6 +1,5 @@
 package dev.baton.admin;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -13,16 +12,13 @@ import dev.baton.InvalidJobException;
 import dev.baton.Job;
 import dev.baton.JobArgs;
 import dev.baton.JobState;
+import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.Db;
+import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.JobRow;
-import dev.baton.internal.db.JobStore;
 import dev.baton.internal.db.SchemaName;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -32,7 +28,8 @@ import javax.sql.DataSource;
 /**
  * Operator actions on jobs, for tools such as the {@code baton} command: list jobs by state, queue
  * and kind; enqueue a job by kind name with raw JSON args (no args class, no handler needed); retry
- * a job that is not running; delete a job that is not running. Every statement is here.
+ * a job that is not running; delete a job that is not running. The statements are {@code
+ * internal.db.AdminStore}'s.
  *
  * <p>Thread-safe; each call runs in its own autocommit statement on {@code dataSource}. Retry and
  * delete check the job's state in their {@code WHERE} clause, so they race cleanly with a worker:
@@ -56,70 +53,41 @@ public final class JobAdmin {
   /** Most jobs one {@link #list} call returns: 10,000. */
   public static final int MAX_LIST_LIMIT = 10_000;
 
-  private static final String GET = "SELECT %2$s FROM %1$s.job WHERE id = ?";
-
-  // Newest first; the filters are appended as bind parameters by list().
-  private static final String LIST = "SELECT %2$s FROM %1$s.job WHERE true";
-
-  // A job that is not running becomes available now, with its attempt count kept: one more attempt
-  // is granted when none is left, so the retry runs at least once. A cancel request is dropped (it
-  // would cancel the retried run at once), and the retry is noted in the metadata. SET expressions
-  // read the row as it was, so retried_from is the state before. The state is checked here, in the
-  // WHERE clause: a concurrent claim that wins the row lock leaves a running row that no longer
-  // matches. The NOTIFY wakes the queue's workers at commit.
-  private static final String RETRY =
-      """
-      WITH upd AS (
-        UPDATE %1$s.job
-        SET state = 'available',
-            scheduled_at = now(),
-            max_attempts = greatest(max_attempts, attempt + 1),
-            lease_expires_at = NULL,
-            deadline_at = NULL,
-            finalized_at = NULL,
-            metadata = (metadata - 'cancel_requested_at') || jsonb_build_object(
-                'retried_at', now(),
-                'retried_by', ?::text,
-                'retried_from', state,
-                'retry_count', coalesce((metadata ->> 'retry_count')::int, 0) + 1)
-        WHERE id = ? AND state IN ('scheduled', 'retryable', 'completed', 'cancelled', 'discarded')
-        RETURNING %2$s
-      ),
-      n AS (SELECT pg_notify(?, upd.queue) FROM upd)
-      SELECT upd.*, (SELECT count(*) FROM n) AS notified FROM upd
-      """;
-
-  // The state guard, as in RETRY: a running job is held by a worker and is never deleted under it.
-  private static final String DELETE =
-      "DELETE FROM %1$s.job WHERE id = ? AND state <> 'running' RETURNING %2$s";
-
   private final DataSource dataSource;
   private final SchemaName schema;
-  private final JobStore store;
+  private final int maxArgsBytes;
+  private final EnqueueStore enqueueStore;
+  private final AdminStore store;
   private final ObjectMapper mapper;
-  private final String get;
-  private final String list;
-  private final String retry;
-  private final String delete;
 
   /**
-   * An admin of the jobs in {@code schema}. Does no I/O until used.
+   * An admin of the jobs in {@code schema}, checking enqueued args against {@link
+   * BatonConfig#DEFAULT_MAX_ARGS_BYTES}. Does no I/O until used.
    *
    * @throws dev.baton.InvalidConfigException if the schema name is not valid
    */
   public JobAdmin(DataSource dataSource, String schema) {
+    this(dataSource, schema, BatonConfig.DEFAULT_MAX_ARGS_BYTES);
+  }
+
+  /**
+   * An admin of the jobs of clients configured as {@code config}: its schema, and its {@link
+   * BatonConfig#maxArgsBytes()} for the args of {@link #enqueue}. Does no I/O until used.
+   */
+  public JobAdmin(DataSource dataSource, BatonConfig config) {
+    this(dataSource, Objects.requireNonNull(config, "config").schema(), config.maxArgsBytes());
+  }
+
+  private JobAdmin(DataSource dataSource, String schema, int maxArgsBytes) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = SchemaName.of(schema);
-    this.store = new JobStore(this.schema);
+    this.maxArgsBytes = maxArgsBytes;
+    this.enqueueStore = new EnqueueStore(this.schema);
+    this.store = new AdminStore(this.schema);
     this.mapper =
         new ObjectMapper()
             .registerModule(new JavaTimeModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
-    String s = this.schema.quoted();
-    this.get = GET.formatted(s, JobStore.JOB_COLUMNS);
-    this.list = LIST.formatted(s, JobStore.JOB_COLUMNS);
-    this.retry = RETRY.formatted(s, JobStore.JOB_COLUMNS);
-    this.delete = DELETE.formatted(s, JobStore.JOB_COLUMNS);
   }
 
   /**
@@ -210,40 +178,18 @@ public final class JobAdmin {
   /** The jobs matching {@code filter}, newest first. */
   public List<Job> list(ListFilter filter) {
     Objects.requireNonNull(filter, "filter");
-    StringBuilder sql = new StringBuilder(list);
-    List<String> params = new ArrayList<>();
-    if (filter.state() != null) {
-      sql.append(" AND state = ?");
-      params.add(filter.state().dbName());
-    }
-    if (filter.queue() != null) {
-      sql.append(" AND queue = ?");
-      params.add(filter.queue());
-    }
-    if (filter.kind() != null) {
-      sql.append(" AND kind = ?");
-      params.add(filter.kind());
-    }
-    sql.append(" ORDER BY id DESC LIMIT ?");
-    return Db.inTransaction(
-        dataSource,
-        "cannot list jobs (schema=" + schema + ")",
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-            int i = 1;
-            for (String p : params) {
-              ps.setString(i++, p);
-            }
-            ps.setInt(i, filter.limit());
-            List<Job> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                out.add(JobRow.read(rs, false).toJob(mapper));
-              }
-            }
-            return out;
-          }
-        });
+    List<JobRow> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot list jobs (schema=" + schema + ")",
+            c ->
+                store.list(
+                    c,
+                    filter.state() == null ? null : filter.state().dbName(),
+                    filter.queue(),
+                    filter.kind(),
+                    filter.limit()));
+    return rows.stream().map(r -> r.toJob(mapper)).toList();
   }
 
   /**
@@ -253,8 +199,9 @@ public final class JobAdmin {
    * already held returns the existing job, as there.
    *
    * @throws InvalidJobException if the kind is not 1-128 of {@code A-Z a-z 0-9 _ . : - /}, the args
-   *     are not a JSON object or are over {@value BatonConfig#DEFAULT_MAX_ARGS_BYTES} bytes, or the
-   *     metadata cannot be serialised
+   *     are not a JSON object or are over the limit ({@link BatonConfig#maxArgsBytes()} of the
+   *     config this admin was made with, else {@value BatonConfig#DEFAULT_MAX_ARGS_BYTES} bytes),
+   *     or the metadata cannot be serialised
    */
   public EnqueueResult enqueue(String kind, JsonNode args, EnqueueOptions options) {
     Objects.requireNonNull(options, "options");
@@ -270,43 +217,13 @@ public final class JobAdmin {
               + "): args must be a JSON object, got "
               + (args == null ? "null" : args.getNodeType().name().toLowerCase(Locale.ROOT)));
     }
-    String json = args.toString();
-    int bytes = json.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > BatonConfig.DEFAULT_MAX_ARGS_BYTES) {
-      throw new InvalidJobException(
-          "cannot enqueue job (kind="
-              + kind
-              + "): args are "
-              + bytes
-              + " bytes of JSON, over the limit of "
-              + BatonConfig.DEFAULT_MAX_ARGS_BYTES
-              + "; store large data elsewhere and pass a reference");
-    }
-    String metadata;
-    try {
-      metadata =
-          options.metadata().isEmpty() ? "{}" : mapper.writeValueAsString(options.metadata());
-    } catch (JsonProcessingException e) {
-      throw new InvalidJobException(
-          "cannot enqueue job (kind="
-              + kind
-              + "): metadata cannot be serialised to JSON: "
-              + e.getOriginalMessage(),
-          e);
-    }
-    JobStore.NewJob job =
-        new JobStore.NewJob(
-            options.queue(),
-            kind,
-            json,
-            options.priority(),
-            options.maxAttempts(),
-            options.runAt(),
-            options.idempotencyKey(),
-            metadata);
+    EnqueueStore.NewJob job =
+        EnqueueStore.NewJob.prepare(kind, args.toString(), options, mapper, maxArgsBytes);
     JobRow row =
         Db.inTransaction(
-            dataSource, "cannot enqueue job (kind=" + kind + ")", c -> store.enqueue(c, job));
+            dataSource,
+            "cannot enqueue job (kind=" + kind + ")",
+            c -> enqueueStore.enqueue(c, job));
     return new EnqueueResult(row.toJob(mapper), row.existing());
   }
 
@@ -330,17 +247,11 @@ public final class JobAdmin {
           // A job that changes state between the guarded UPDATE and the read of why it did not
           // match is tried again; a few rounds settle it (running and available both stop it).
           for (int round = 0; round < 5; round++) {
-            try (PreparedStatement ps = c.prepareStatement(retry)) {
-              ps.setString(1, retriedBy);
-              ps.setLong(2, id);
-              ps.setString(3, schema.insertChannel());
-              try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                  Job job = JobRow.read(rs, false).toJob(mapper);
-                  JobState before = JobState.fromDb(job.metadata().path("retried_from").asText());
-                  return new RetryResult(RetryOutcome.RETRIED, job, before);
-                }
-              }
+            JobRow retried = store.retry(c, id, retriedBy);
+            if (retried != null) {
+              Job job = retried.toJob(mapper);
+              JobState before = JobState.fromDb(job.metadata().path("retried_from").asText());
+              return new RetryResult(RetryOutcome.RETRIED, job, before);
             }
             Job current = read(c, id);
             if (current == null) {
@@ -369,14 +280,9 @@ public final class JobAdmin {
         "cannot delete job (id=" + id + ")",
         c -> {
           for (int round = 0; round < 5; round++) {
-            try (PreparedStatement ps = c.prepareStatement(delete)) {
-              ps.setLong(1, id);
-              try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                  return new DeleteResult(
-                      DeleteOutcome.DELETED, JobRow.read(rs, false).toJob(mapper));
-                }
-              }
+            JobRow deleted = store.delete(c, id);
+            if (deleted != null) {
+              return new DeleteResult(DeleteOutcome.DELETED, deleted.toJob(mapper));
             }
             Job current = read(c, id);
             if (current == null) {
@@ -392,11 +298,7 @@ public final class JobAdmin {
   }
 
   private Job read(Connection c, long id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(get)) {
-      ps.setLong(1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? JobRow.read(rs, false).toJob(mapper) : null;
-      }
-    }
+    JobRow row = store.get(c, id);
+    return row == null ? null : row.toJob(mapper);
   }
 }

@@ -2,13 +2,10 @@ package dev.baton.admin;
 
 import dev.baton.BatonException;
 import dev.baton.SchemaNotMigratedException;
-import dev.baton.internal.db.Db;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.db.StatsStore;
 import dev.baton.migrate.Migrator;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -40,30 +37,6 @@ public final class StatsAdmin {
 
   /** The window of {@link QueueStats#throughputPerSecond1h()}: 3,600 seconds. */
   public static final int WINDOW_1H_SECONDS = 3_600;
-
-  // The view lists queues with live jobs or attempts that ended in the last hour; a queue whose
-  // only jobs are older discarded ones is added by the full join, so dead letters always show.
-  // Discarded rows are found through job_finalized_idx (state, finalized_at) WHERE finalized_at IS
-  // NOT NULL, which a discarded row always matches (a check constraint); the condition is
-  // repeated so the planner may use that partial index. The queue is read from each row.
-  private static final String QUEUES =
-      """
-      WITH discarded AS (
-        SELECT queue, count(*) AS n FROM %1$s.job
-        WHERE state = 'discarded' AND finalized_at IS NOT NULL
-        GROUP BY queue
-      )
-      SELECT coalesce(s.queue, d.queue) AS queue,
-             coalesce(s.available, 0), coalesce(s.oldest_available_age_s, 0),
-             coalesce(s.running, 0), coalesce(s.scheduled, 0), coalesce(s.retryable, 0),
-             coalesce(d.n, 0),
-             coalesce(s.completed_5m, 0), coalesce(s.failed_5m, 0),
-             coalesce(s.failure_share_5m, 0),
-             coalesce(s.completed_1h, 0), coalesce(s.failed_1h, 0),
-             coalesce(s.failure_share_1h, 0)
-      FROM %1$s.queue_stats s
-      FULL JOIN discarded d ON d.queue = s.queue
-      ORDER BY 1""";
 
   /** The version of the schema that created the view {@code queue_stats}: 3. */
   static final int STATS_VERSION = 3;
@@ -126,7 +99,7 @@ public final class StatsAdmin {
 
   private final DataSource dataSource;
   private final SchemaName schema;
-  private final String queues;
+  private final StatsStore store;
 
   /**
    * Statistics of the queues in {@code schema}. Does no I/O until used.
@@ -136,12 +109,12 @@ public final class StatsAdmin {
   public StatsAdmin(DataSource dataSource, String schema) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = SchemaName.of(schema);
-    this.queues = QUEUES.formatted(this.schema.quoted());
+    this.store = new StatsStore(this.schema);
   }
 
   /** The statement {@link #queues()} runs (for tests that check its plan). */
   String sql() {
-    return queues;
+    return store.queueStatsWithDiscardedSql();
   }
 
   /** The schema this admin reads. */
@@ -158,33 +131,27 @@ public final class StatsAdmin {
    */
   public List<QueueStats> queues() {
     try {
-      return Db.inTransaction(
-          dataSource,
-          "cannot read queue statistics (schema=" + schema + ")",
-          c -> {
-            List<QueueStats> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(queues);
-                ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                out.add(
-                    new QueueStats(
-                        rs.getString(1),
-                        rs.getLong(2),
-                        rs.getDouble(3),
-                        rs.getLong(4),
-                        rs.getLong(5),
-                        rs.getLong(6),
-                        rs.getLong(7),
-                        rs.getLong(8),
-                        rs.getLong(9),
-                        rs.getDouble(10),
-                        rs.getLong(11),
-                        rs.getLong(12),
-                        rs.getDouble(13)));
-              }
-            }
-            return out;
-          });
+      return store
+          .queueStatsWithDiscarded(
+              dataSource, "cannot read queue statistics (schema=" + schema + ")")
+          .stream()
+          .map(
+              q ->
+                  new QueueStats(
+                      q.queue(),
+                      q.available(),
+                      q.oldestAvailableAgeSeconds(),
+                      q.running(),
+                      q.scheduled(),
+                      q.retryable(),
+                      q.discarded(),
+                      q.completed5m(),
+                      q.failed5m(),
+                      q.failureShare5m(),
+                      q.completed1h(),
+                      q.failed1h(),
+                      q.failureShare1h()))
+          .toList();
     } catch (BatonException e) {
       throw notMigratedOr(e);
     }

@@ -106,6 +106,17 @@ class JobAdminTest {
   }
 
   @Test
+  void enqueueChecksArgsAgainstTheConfiguredLimitNotTheDefault() {
+    JobAdmin limited = new JobAdmin(f.dataSource(), f.config().maxArgsBytes(100).build());
+    JsonNode big = json("{\"s\": \"" + "x".repeat(200) + "\"}");
+    assertThatThrownBy(() -> limited.enqueue("args_limit", big, EnqueueOptions.defaults()))
+        .isInstanceOf(InvalidJobException.class)
+        .hasMessageContaining("over the limit of 100")
+        .hasMessageContaining("maxArgsBytes");
+    assertThat(admin.enqueue("args_limit", big, EnqueueOptions.defaults()).existing()).isFalse();
+  }
+
+  @Test
   void listFiltersAndOrdersNewestFirst() {
     long a =
         admin

@@ -10,7 +10,7 @@ import dev.baton.JobArgs;
 import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
 import dev.baton.QueueInfo;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
@@ -95,11 +95,11 @@ class ClusterClientTest {
             .enqueue(new Tick(i), dev.baton.EnqueueOptions.builder().queue("paused-q").build());
       }
       // The claim statement itself refuses a paused queue, whatever a node's producer does.
-      JobStore store = new JobStore(SchemaName.of(f.schema()));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
       assertThat(
               store.claim(
                   f.dataSource(),
-                  new JobStore.ClaimParams(
+                  new HolderStore.ClaimParams(
                       "paused-q",
                       10,
                       "probe",

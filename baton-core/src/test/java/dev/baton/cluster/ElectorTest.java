@@ -2,10 +2,10 @@ package dev.baton.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.internal.SettableTime;
 import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.SettableTime;
 import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.TestDatabase;
 import java.sql.Connection;

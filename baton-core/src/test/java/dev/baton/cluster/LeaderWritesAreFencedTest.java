@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.MissedRuns;
+import dev.baton.internal.SettableTime;
 import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.NotLeaderException;
-import dev.baton.internal.cluster.SettableTime;
 import dev.baton.internal.db.ClusterStore;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.EnqueueStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
+import dev.baton.internal.db.NotLeaderException;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.maintenance.Cleaner;
@@ -85,7 +85,7 @@ class LeaderWritesAreFencedTest {
                 100,
                 false),
             new NodePruner(ds, ms, time, Duration.ofSeconds(30)),
-            new PeriodicEnqueuer(ds, ms, new JobStore(name), time, List.of(every10s)));
+            new PeriodicEnqueuer(ds, ms, new EnqueueStore(name), time, List.of(every10s)));
     passes.get(4).runOnce(old); // registers the schedule while old still leads
 
     // old freezes; its lease runs out and "new" is elected. Everything is now due.
@@ -137,7 +137,7 @@ class LeaderWritesAreFencedTest {
         ZoneOffset.UTC,
         MissedRuns.CATCH_UP_ONCE,
         Duration.ofMinutes(5),
-        new JobStore.NewJob("default", "k", "{}", 0, 5, null, null, "{}"));
+        new EnqueueStore.NewJob("default", "k", "{}", 0, 5, null, null, "{}"));
   }
 
   private String snapshot() {

@@ -2,13 +2,14 @@ package dev.baton.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.internal.SettableTime;
 import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.SettableTime;
+import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.NodeCounters;
@@ -39,7 +40,7 @@ class MaintenancePassesTest {
   private final DataSource ds = db.admin();
   private final String schema = db.newMigratedSchema();
   private final SchemaName name = SchemaName.of(schema);
-  private final JobStore jobs = new JobStore(name);
+  private final HolderStore jobs = new HolderStore(name);
   private final MaintenanceStore ms = new MaintenanceStore(name);
   private final SettableTime time = new SettableTime(Instant.now());
   private final Leadership lead =
@@ -69,7 +70,7 @@ class MaintenancePassesTest {
     List<ClaimedJob> got =
         jobs.claim(
             ds,
-            new JobStore.ClaimParams(
+            new HolderStore.ClaimParams(
                 queue, 1, node, LEASE, new String[0], new Long[0], Duration.ofMinutes(5)));
     assertThat(got).hasSize(1);
     return got.get(0);
@@ -107,7 +108,7 @@ class MaintenancePassesTest {
     claim("r2", "n");
     long cancelled = insert("r2", 5);
     claim("r2", "n");
-    jobs.cancel(ds, cancelled);
+    new AdminStore(name).cancel(ds, cancelled);
     long overran = insert("r2", 5);
     claim("r2", "n");
     // A holder that keeps heartbeating but overran: its lease is fresh, its deadline passed.

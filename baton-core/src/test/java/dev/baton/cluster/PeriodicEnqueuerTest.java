@@ -11,11 +11,11 @@ import dev.baton.InvalidConfigException;
 import dev.baton.JobArgs;
 import dev.baton.MissedRuns;
 import dev.baton.PeriodicJob;
+import dev.baton.internal.SettableTime;
 import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.SettableTime;
 import dev.baton.internal.db.ClusterStore;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.EnqueueStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.maintenance.PeriodicEnqueuer;
@@ -57,9 +57,9 @@ class PeriodicEnqueuerTest {
             zone,
             missed,
             Duration.ofMinutes(1),
-            new JobStore.NewJob("q", "report", "{\"n\":1}", 0, 3, null, null, "{}"));
+            new EnqueueStore.NewJob("q", "report", "{\"n\":1}", 0, 3, null, null, "{}"));
     return new PeriodicEnqueuer(
-        ds, new MaintenanceStore(name), new JobStore(name), time, List.of(s));
+        ds, new MaintenanceStore(name), new EnqueueStore(name), time, List.of(s));
   }
 
   private List<String> keys() {

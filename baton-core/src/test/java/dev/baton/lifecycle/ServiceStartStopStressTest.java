@@ -7,14 +7,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.Baton;
 import dev.baton.JobArgs;
 import dev.baton.RetryPolicy;
+import dev.baton.internal.TimeSource;
 import dev.baton.internal.cluster.Cluster;
 import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.Leadership;
 import dev.baton.internal.cluster.NodeRegistry;
-import dev.baton.internal.cluster.TimeSource;
 import dev.baton.internal.completer.Completer;
+import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClusterStore;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.HeldJobs;
@@ -323,7 +324,7 @@ class ServiceStartStopStressTest {
 
   private Instance create(Service service, String nodeId) {
     SchemaName schema = SchemaName.of(f.schema());
-    JobStore store = new JobStore(schema);
+    HolderStore store = new HolderStore(schema);
     HeldJobs held = new HeldJobs();
     NodeCounters counters = new NodeCounters();
     switch (service) {
@@ -410,6 +411,7 @@ class ServiceStartStopStressTest {
               new JobExecutor(
                   f.dataSource(),
                   store,
+                  new AdminStore(schema),
                   new ObjectMapper(),
                   Map.of(),
                   completer,
@@ -456,7 +458,7 @@ class ServiceStartStopStressTest {
     }
   }
 
-  private Completer completer(JobStore store, HeldJobs held, NodeCounters counters) {
+  private Completer completer(HolderStore store, HeldJobs held, NodeCounters counters) {
     return new Completer(f.dataSource(), store, held, counters, 100, 64, Duration.ofMillis(2));
   }
 

@@ -1,11 +1,13 @@
 package dev.baton.property;
 
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.SettableTime;
+import dev.baton.internal.SettableTime;
+import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.property.Step.Meanwhile;
@@ -31,7 +33,7 @@ import java.util.TreeSet;
 import javax.sql.DataSource;
 
 /**
- * Three holders of the same three jobs, driven through the store's statements ({@link JobStore},
+ * Three holders of the same three jobs, driven through the store's statements ({@link HolderStore},
  * {@link MaintenanceStore}) on a fresh schema, next to a model of what each step must do: every
  * claim of each job (its fence and holder), the fence each holder remembers per job, each job's
  * state, attempt, lease and due time, and which jobs are final.
@@ -100,7 +102,7 @@ final class FencingWorld implements AutoCloseable {
   private final DataSource ds;
   private final String schema;
   private final String quoted;
-  private final JobStore store;
+  private final HolderStore store;
   private final MaintenanceStore maintenance;
   private final SettableTime time;
   private final Leadership lead;
@@ -192,7 +194,7 @@ final class FencingWorld implements AutoCloseable {
     this.schema = TestDatabase.get().newMigratedSchema();
     SchemaName name = SchemaName.of(schema);
     this.quoted = name.quoted();
-    this.store = new JobStore(name);
+    this.store = new HolderStore(name);
     this.maintenance = new MaintenanceStore(name);
     this.ids = new long[MAX_ATTEMPTS.length];
     this.jobs = new JobModel[MAX_ATTEMPTS.length];
@@ -210,10 +212,10 @@ final class FencingWorld implements AutoCloseable {
       }
       for (int j = 0; j < ids.length; j++) {
         ids[j] =
-            store
+            new EnqueueStore(name)
                 .enqueue(
                     c,
-                    new JobStore.NewJob(
+                    new EnqueueStore.NewJob(
                         QUEUE,
                         "fencing_work",
                         "{\"job\":" + j + "}",
@@ -311,7 +313,7 @@ final class FencingWorld implements AutoCloseable {
         before.put(j, row(j));
       }
     }
-    JobStore.Heartbeat beat =
+    HolderStore.Heartbeat beat =
         store.heartbeatIfHeld(
             ds, beatIds, beatFences, Duration.ofMinutes(offsetMinutes + LEASE_MINUTES));
     for (int j : js) {
@@ -392,7 +394,7 @@ final class FencingWorld implements AutoCloseable {
     boolean current = isCurrent(j, f);
     String before = row(j);
     long available = availableCount();
-    JobStore.CompleteAndClaim r =
+    HolderStore.CompleteAndClaim r =
         store.completeAndClaim(
             ds, List.of(Finish.completed(ids[j], f)), claimParams(QUEUE, h, limit));
     boolean written = !r.completed().isEmpty();
@@ -614,7 +616,7 @@ final class FencingWorld implements AutoCloseable {
 
   void cancel(int j) {
     JobModel m = jobs[j];
-    String result = store.cancel(ds, ids[j]);
+    String result = new AdminStore(store.schema()).cancel(ds, ids[j]);
     if (m.waiting()) {
       check("cancelled".equals(result), "cancel of waiting j" + j + " returned " + result);
       m.state = "cancelled";
@@ -746,7 +748,7 @@ final class FencingWorld implements AutoCloseable {
     String before = allRows(rows);
 
     if (!current.isEmpty()) {
-      JobStore.Heartbeat beat =
+      HolderStore.Heartbeat beat =
           store.heartbeatIfHeld(ds, column(current, 0), column(current, 1), Duration.ZERO);
       for (long[] p : current) {
         check(
@@ -767,12 +769,12 @@ final class FencingWorld implements AutoCloseable {
     check(written.isEmpty(), "completions with old fences were written: " + written);
     written = store.finishIfHeld(ds, finishes);
     check(written.isEmpty(), "finishes with old fences were written: " + written);
-    JobStore.CompleteAndClaim r =
+    HolderStore.CompleteAndClaim r =
         store.completeAndClaim(ds, completions, claimParams(EMPTY_QUEUE, 0, 1));
     check(
         r.completed().isEmpty() && r.claimed().isEmpty(),
         "completions with old fences were written with a claim: " + r.completed());
-    JobStore.Heartbeat beat =
+    HolderStore.Heartbeat beat =
         store.heartbeatIfHeld(ds, column(stale, 0), column(stale, 1), Duration.ofDays(1));
     check(
         beat.extended().isEmpty() && beat.skipped().isEmpty(),
@@ -967,8 +969,8 @@ final class FencingWorld implements AutoCloseable {
     return n;
   }
 
-  private JobStore.ClaimParams claimParams(String queue, int h, int limit) {
-    return new JobStore.ClaimParams(
+  private HolderStore.ClaimParams claimParams(String queue, int h, int limit) {
+    return new HolderStore.ClaimParams(
         queue,
         limit,
         "h" + h,

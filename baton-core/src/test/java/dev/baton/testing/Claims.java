@@ -1,6 +1,6 @@
 package dev.baton.testing;
 
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import java.time.Duration;
 
 /** Claim parameters for tests that drive the store's statements directly. */
@@ -11,8 +11,8 @@ public final class Claims {
    * Up to {@code limit} jobs of queue {@code default} for {@code node}, with a lease and a default
    * timeout of five minutes and no per-kind timeouts.
    */
-  public static JobStore.ClaimParams by(String node, int limit) {
-    return new JobStore.ClaimParams(
+  public static HolderStore.ClaimParams by(String node, int limit) {
+    return new HolderStore.ClaimParams(
         "default",
         limit,
         node,

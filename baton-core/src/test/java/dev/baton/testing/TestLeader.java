@@ -1,8 +1,8 @@
 package dev.baton.testing;
 
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.SettableTime;
+import dev.baton.internal.SettableTime;
 import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.NodeCounters;

@@ -26,19 +26,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The pgbench scripts in {@code baton-benchmarks/pgbench/} are "Baton's own limit" only while they
- * run Baton's SQL: these tests compare them with the statements the compiled {@code JobStore}
+ * run Baton's SQL: these tests compare them with the statements the compiled {@code HolderStore}
  * prepares, and run them (as pgbench would, with {@code -M prepared}) against PostgreSQL.
  *
- * <p>{@code JobStore} is internal and its statements are private: they are read by reflection, by
- * name (no import of {@code dev.baton.internal}), from a store made for schema {@code baton}, the
- * schema the scripts name. A test failing here after a change of {@code JobStore} means: copy the
- * changed SQL into the script (the expected text is in the message), with each {@code ?} as the
- * pgbench variable listed below for its position.
+ * <p>{@code HolderStore} is internal and its statements are private: they are read by reflection,
+ * by name (no import of {@code dev.baton.internal}), from a store made for schema {@code baton},
+ * the schema the scripts name. A test failing here after a change of {@code HolderStore} means:
+ * copy the changed SQL into the script (the expected text is in the message), with each {@code ?}
+ * as the pgbench variable listed below for its position.
  */
 class PgbenchScriptsTest {
   private static final Path DIR = Path.of("pgbench"); // the module's folder is the working dir
 
-  /** The variables standing for JobStore.bindClaim's binds, in its order. */
+  /** The variables standing for HolderStore.bindClaim's binds, in its order. */
   private static final List<String> CLAIM_BINDS =
       List.of(
           "queue",
@@ -51,63 +51,68 @@ class PgbenchScriptsTest {
           "default_timeout_ms",
           "lease_ms");
 
-  /** The variables standing for the (ids, fences) arrays of a completion, in JobStore's order. */
+  /**
+   * The variables standing for the (ids, fences) arrays of a completion, in HolderStore's order.
+   */
   private static final List<String> COMPLETION_BINDS = List.of("ids", "fences");
 
   /** COMPLETE_AND_CLAIM binds the completion's arrays, then the claim's binds. */
   private static final List<String> COMPLETE_AND_CLAIM_BINDS =
       Stream.concat(COMPLETION_BINDS.stream(), CLAIM_BINDS.stream()).toList();
 
-  // ---------------------------------------------------------------- the text is JobStore's
+  // ---------------------------------------------------------------- the text is HolderStore's
 
   @Test
-  void completeAndClaimScriptRunsJobStoresCompleteAndClaim() throws Exception {
+  void completeAndClaimScriptRunsHolderStoresCompleteAndClaim() throws Exception {
     List<String> commands = sqlCommands(read("complete_and_claim.sql"));
     assertThat(commands).as("SQL commands of complete_and_claim.sql").hasSize(1);
 
     Split expected =
-        split(withVariables(jobStoreSql("completeAndClaim"), COMPLETE_AND_CLAIM_BINDS));
+        split(withVariables(holderStoreSql("completeAndClaim"), COMPLETE_AND_CLAIM_BINDS));
     Split script = split(commands.get(0));
-    // Everything but the final SELECT is JobStore's; the final SELECT is the script's projection.
+    // Everything but the final SELECT is HolderStore's; the final SELECT is the script's
+    // projection.
     assertSameSql("complete_and_claim.sql (its CTEs)", script.ctes(), expected.ctes());
   }
 
   @Test
-  void completeAndClaimDeleteScriptRunsJobStoresDeletingCompleteAndClaim() throws Exception {
+  void completeAndClaimDeleteScriptRunsHolderStoresDeletingCompleteAndClaim() throws Exception {
     List<String> commands = sqlCommands(read("complete_and_claim_delete.sql"));
     assertThat(commands).as("SQL commands of complete_and_claim_delete.sql").hasSize(1);
     Split expected =
-        split(withVariables(jobStoreSql("completeAndClaim", "DELETED"), COMPLETE_AND_CLAIM_BINDS));
+        split(
+            withVariables(holderStoreSql("completeAndClaim", "DELETED"), COMPLETE_AND_CLAIM_BINDS));
     assertSameSql(
         "complete_and_claim_delete.sql (its CTEs)", split(commands.get(0)).ctes(), expected.ctes());
   }
 
   @Test
-  void claimThenCompleteScriptRunsJobStoresClaimThenCompleteManyIfHeld() throws Exception {
+  void claimThenCompleteScriptRunsHolderStoresClaimThenCompleteManyIfHeld() throws Exception {
     List<String> commands = sqlCommands(read("claim_then_complete.sql"));
     assertThat(commands).as("SQL commands of claim_then_complete.sql").hasSize(2);
 
-    // The claim: JobStore's CTE, and its UPDATE as the CTE "claimed"; the final SELECT is the
+    // The claim: HolderStore's CTE, and its UPDATE as the CTE "claimed"; the final SELECT is the
     // script's projection.
-    Split claim = split(withVariables(jobStoreSql("claim"), CLAIM_BINDS));
+    Split claim = split(withVariables(holderStoreSql("claim"), CLAIM_BINDS));
     assertSameSql(
         "claim_then_complete.sql, first command (its CTEs)",
         split(commands.get(0)).ctes(),
         claim.ctes() + ", claimed AS (" + claim.main() + ")");
-    // The completion: JobStore's statement, whole.
+    // The completion: HolderStore's statement, whole.
     assertSameSql(
         "claim_then_complete.sql, second command",
         commands.get(1),
-        withVariables(jobStoreSql("completeManyIfHeld"), COMPLETION_BINDS));
+        withVariables(holderStoreSql("completeManyIfHeld"), COMPLETION_BINDS));
   }
 
   @Test
   void aChangedStatementIsCaught() throws Exception {
-    // The comparison is not vacuous: the script with one word of JobStore's claim changed differs.
+    // The comparison is not vacuous: the script with one word of HolderStore's claim changed
+    // differs.
     String script = sqlCommands(read("complete_and_claim.sql")).get(0);
     Split changed = split(script.replace("FOR UPDATE SKIP LOCKED", "FOR UPDATE"));
     Split expected =
-        split(withVariables(jobStoreSql("completeAndClaim"), COMPLETE_AND_CLAIM_BINDS));
+        split(withVariables(holderStoreSql("completeAndClaim"), COMPLETE_AND_CLAIM_BINDS));
     assertThat(normalize(changed.ctes())).isNotEqualTo(normalize(expected.ctes()));
   }
 
@@ -217,32 +222,32 @@ class PgbenchScriptsTest {
     return sql.replace("\"baton\".", "\"" + schema + "\".");
   }
 
-  // ---------------------------------------------------------------- JobStore's statements
+  // ---------------------------------------------------------------- HolderStore's statements
 
-  /** The text of a statement JobStore prepares for schema {@code baton} (a private field). */
-  private static String jobStoreSql(String field) throws Exception {
-    return jobStoreSql(field, "KEPT");
+  /** The text of a statement HolderStore prepares for schema {@code baton} (a private field). */
+  private static String holderStoreSql(String field) throws Exception {
+    return holderStoreSql(field, "KEPT");
   }
 
   /** The same, of a store whose completions keep ("KEPT") or delete ("DELETED") their rows. */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static String jobStoreSql(String field, String completedRows) throws Exception {
+  private static String holderStoreSql(String field, String completedRows) throws Exception {
     Class<?> schemaName = Class.forName("dev.baton.internal.db.SchemaName");
-    Class<?> jobStore = Class.forName("dev.baton.internal.db.JobStore");
+    Class<?> holderStore = Class.forName("dev.baton.internal.db.HolderStore");
     Class<? extends Enum> rows =
-        (Class<? extends Enum>) Class.forName("dev.baton.internal.db.JobStore$CompletedRows");
+        (Class<? extends Enum>) Class.forName("dev.baton.internal.db.HolderStore$CompletedRows");
     Object store =
-        jobStore
+        holderStore
             .getConstructor(schemaName, rows)
             .newInstance(
                 schemaName.getMethod("of", String.class).invoke(null, "baton"),
                 Enum.valueOf(rows, completedRows));
     Field f;
     try {
-      f = jobStore.getDeclaredField(field);
+      f = holderStore.getDeclaredField(field);
     } catch (NoSuchFieldException e) {
       throw new AssertionError(
-          "JobStore has no field "
+          "HolderStore has no field "
               + field
               + " any more: its statements were renamed or restructured; update the pgbench"
               + " scripts and this test to match",
@@ -265,7 +270,7 @@ class PgbenchScriptsTest {
         quote = ch;
       } else if (ch == '?') {
         assertThat(next)
-            .as("JobStore's statement has more binds than the script has variables for:\n" + sql)
+            .as("HolderStore's statement has more binds than the script has variables for:\n" + sql)
             .isLessThan(names.size());
         sb.append(':').append(names.get(next++));
         continue;
@@ -273,7 +278,7 @@ class PgbenchScriptsTest {
       sb.append(ch);
     }
     assertThat(next)
-        .as("JobStore's statement has fewer binds than the script has variables for:\n" + sql)
+        .as("HolderStore's statement has fewer binds than the script has variables for:\n" + sql)
         .isEqualTo(names.size());
     return sb.toString();
   }
@@ -287,9 +292,9 @@ class PgbenchScriptsTest {
     }
     assertThat(a)
         .as(
-            "%s must be JobStore's SQL (comments and spacing aside); they differ at character %d:"
-                + "%n  script:   ...%s%n  JobStore: ...%s%nIf JobStore changed, update the script."
-                + " JobStore's statement, with the script's variables:%n%s%n",
+            "%s must be HolderStore's SQL (comments and spacing aside); they differ at character %d:"
+                + "%n  script:   ...%s%n  HolderStore: ...%s%nIf HolderStore changed, update the script."
+                + " HolderStore's statement, with the script's variables:%n%s%n",
             what, at, excerpt(a, at), excerpt(e, at), expected)
         .isEqualTo(e);
   }

@@ -1,5 +1,7 @@
 package dev.baton.internal.cluster;
 
+import dev.baton.internal.db.Leadership;
+import dev.baton.internal.db.NotLeaderException;
 import dev.baton.internal.maintenance.MaintenanceService;
 import java.time.Duration;
 import java.util.List;

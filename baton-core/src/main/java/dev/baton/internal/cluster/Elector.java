@@ -1,6 +1,8 @@
 package dev.baton.internal.cluster;
 
+import dev.baton.internal.TimeSource;
 import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.db.Leadership;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.slf4j.Logger;

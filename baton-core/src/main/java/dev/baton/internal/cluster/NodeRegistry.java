@@ -1,5 +1,6 @@
 package dev.baton.internal.cluster;
 
+import dev.baton.internal.TimeSource;
 import dev.baton.internal.db.ClusterStore;
 import java.time.Instant;
 import java.util.List;

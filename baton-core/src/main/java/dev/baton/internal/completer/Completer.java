@@ -1,7 +1,7 @@
 package dev.baton.internal.completer;
 
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
@@ -45,7 +45,7 @@ public final class Completer {
   public record Pending(RunningJob job, Finish finish, LongAdder onWritten, long queuedAtNanos) {}
 
   private final DataSource dataSource;
-  private final JobStore store;
+  private final HolderStore store;
   private final HeldJobs held;
   private final NodeCounters counters;
   private final int batchSize;
@@ -61,7 +61,7 @@ public final class Completer {
   /** A completer; call {@link #start()}. */
   public Completer(
       DataSource dataSource,
-      JobStore store,
+      HolderStore store,
       HeldJobs held,
       NodeCounters counters,
       int batchSize,

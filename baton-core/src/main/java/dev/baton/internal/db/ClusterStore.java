@@ -1,6 +1,5 @@
 package dev.baton.internal.db;
 
-import dev.baton.internal.cluster.Leadership;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -18,69 +17,69 @@ import javax.sql.DataSource;
  */
 public final class ClusterStore {
 
-  private static final String CLK = "coalesce(?::timestamptz, now())";
-
   // Binds: id, host, pid, queues, version, now, now.
   private static final String REGISTER =
       """
-      INSERT INTO %1$s.node (id, host, pid, queues, version, started_at, heartbeat_at)
-      VALUES (?, ?, ?, ?, ?, $CLK, $CLK)
+      INSERT INTO ${schema}.node (id, host, pid, queues, version, started_at, heartbeat_at)
+      VALUES (?, ?, ?, ?, ?, coalesce(?::timestamptz, now()), coalesce(?::timestamptz, now()))
       ON CONFLICT (id) DO UPDATE
       SET host = excluded.host, pid = excluded.pid, queues = excluded.queues,
           version = excluded.version, started_at = excluded.started_at,
           heartbeat_at = excluded.heartbeat_at
-      """
-          .replace("$CLK", CLK);
+      """;
 
   // A node pruned while it was alive (a long pause) registers again on its next beat.
   // Binds: now, id.
   private static final String BEAT =
-      "UPDATE %1$s.node SET heartbeat_at = $CLK WHERE id = ?".replace("$CLK", CLK);
+      "UPDATE ${schema}.node SET heartbeat_at = coalesce(?::timestamptz, now()) WHERE id = ?";
 
-  private static final String DEREGISTER = "DELETE FROM %1$s.node WHERE id = ?";
+  private static final String DEREGISTER = "DELETE FROM ${schema}.node WHERE id = ?";
 
   private static final String NODES =
-      "SELECT id, host, pid, queues, version, started_at, heartbeat_at FROM %1$s.node ORDER BY id";
+      """
+      SELECT id, host, pid, queues, version, started_at, heartbeat_at FROM ${schema}.node
+      ORDER BY id""";
 
   // Takes over an expired lease under a new term. Binds: node id, now, now, now, ttl ms, role, now.
   private static final String TAKE_OVER =
       """
-      UPDATE %1$s.leader
-      SET leader_id = ?, term = nextval('%1$s.leader_term_seq'), elected_at = $CLK,
-          renewed_at = $CLK, expires_at = $CLK + make_interval(secs => ? / 1000.0)
-      WHERE role = ? AND expires_at <= $CLK
+      UPDATE ${schema}.leader
+      SET leader_id = ?, term = nextval('${schema}.leader_term_seq'),
+          elected_at = coalesce(?::timestamptz, now()),
+          renewed_at = coalesce(?::timestamptz, now()),
+          expires_at = coalesce(?::timestamptz, now()) + make_interval(secs => ? / 1000.0)
+      WHERE role = ? AND expires_at <= coalesce(?::timestamptz, now())
       RETURNING term
-      """
-          .replace("$CLK", CLK);
+      """;
 
   // The first election of a role. Draws a term only when there is no row, so a follower's steps
   // do not use up terms (ON CONFLICT alone would call nextval before finding the conflict).
   // Binds: role, node id, now, now, now, ttl ms, role.
   private static final String FIRST_ELECTION =
       """
-      INSERT INTO %1$s.leader (role, leader_id, term, elected_at, renewed_at, expires_at)
-      SELECT ?, ?, nextval('%1$s.leader_term_seq'), $CLK, $CLK,
-             $CLK + make_interval(secs => ? / 1000.0)
-      WHERE NOT EXISTS (SELECT 1 FROM %1$s.leader WHERE role = ?)
+      INSERT INTO ${schema}.leader (role, leader_id, term, elected_at, renewed_at, expires_at)
+      SELECT ?, ?, nextval('${schema}.leader_term_seq'), coalesce(?::timestamptz, now()),
+             coalesce(?::timestamptz, now()),
+             coalesce(?::timestamptz, now()) + make_interval(secs => ? / 1000.0)
+      WHERE NOT EXISTS (SELECT 1 FROM ${schema}.leader WHERE role = ?)
       ON CONFLICT (role) DO NOTHING
       RETURNING term
-      """
-          .replace("$CLK", CLK);
+      """;
 
   // Extends the holder's own, unexpired term. Binds: now, now, ttl ms, role, node id, term, now.
   private static final String RENEW =
       """
-      UPDATE %1$s.leader
-      SET renewed_at = $CLK, expires_at = $CLK + make_interval(secs => ? / 1000.0)
-      WHERE role = ? AND leader_id = ? AND term = ? AND expires_at > $CLK
-      """
-          .replace("$CLK", CLK);
+      UPDATE ${schema}.leader
+      SET renewed_at = coalesce(?::timestamptz, now()),
+          expires_at = coalesce(?::timestamptz, now()) + make_interval(secs => ? / 1000.0)
+      WHERE role = ? AND leader_id = ? AND term = ? AND expires_at > coalesce(?::timestamptz, now())
+      """;
 
   // Gives the role up and tells the other nodes at once. Binds: role, node id, term, channel.
   private static final String RESIGN =
       """
       WITH d AS (
-        DELETE FROM %1$s.leader WHERE role = ? AND leader_id = ? AND term = ? RETURNING role
+        DELETE FROM ${schema}.leader WHERE role = ? AND leader_id = ? AND term = ? RETURNING role
       )
       SELECT count(*), (SELECT count(*) FROM (
         SELECT pg_notify(?, json_build_object('action', 'leader_resigned', 'role', role)::text)
@@ -89,18 +88,19 @@ public final class ClusterStore {
       """;
 
   private static final String LEADER =
-      "SELECT role, leader_id, term, elected_at, renewed_at, expires_at FROM %1$s.leader"
-          + " WHERE role = ?";
+      """
+      SELECT role, leader_id, term, elected_at, renewed_at, expires_at FROM ${schema}.leader
+      WHERE role = ?""";
 
   // Binds: queue, by, queue, channel, channel.
   private static final String PAUSE =
       """
       WITH up AS (
-        INSERT INTO %1$s.queue (name, paused_at, paused_by) VALUES (?, now(), ?)
+        INSERT INTO ${schema}.queue (name, paused_at, paused_by) VALUES (?, now(), ?)
         ON CONFLICT (name) DO UPDATE
-        SET paused_at = coalesce(%1$s.queue.paused_at, now()),
-            paused_by = CASE WHEN %1$s.queue.paused_at IS NULL THEN excluded.paused_by
-                             ELSE %1$s.queue.paused_by END,
+        SET paused_at = coalesce(${schema}.queue.paused_at, now()),
+            paused_by = CASE WHEN ${schema}.queue.paused_at IS NULL THEN excluded.paused_by
+                             ELSE ${schema}.queue.paused_by END,
             updated_at = now()
         RETURNING name
       )
@@ -112,7 +112,7 @@ public final class ClusterStore {
   private static final String RESUME =
       """
       WITH up AS (
-        UPDATE %1$s.queue SET paused_at = NULL, paused_by = NULL, updated_at = now()
+        UPDATE ${schema}.queue SET paused_at = NULL, paused_by = NULL, updated_at = now()
         WHERE name = ? AND paused_at IS NOT NULL RETURNING name
       )
       SELECT pg_notify(?, json_build_object('action', 'queue_resumed', 'queue', name)::text),
@@ -124,16 +124,16 @@ public final class ClusterStore {
   private static final String QUEUES =
       """
       SELECT n.name, q.paused_at, q.paused_by
-      FROM (SELECT name FROM %1$s.queue
-            UNION SELECT DISTINCT queue FROM %1$s.job
+      FROM (SELECT name FROM ${schema}.queue
+            UNION SELECT DISTINCT queue FROM ${schema}.job
                   WHERE state IN ('available', 'running', 'scheduled', 'retryable')
-            UNION SELECT DISTINCT unnest(queues) FROM %1$s.node) n
-      LEFT JOIN %1$s.queue q ON q.name = n.name
+            UNION SELECT DISTINCT unnest(queues) FROM ${schema}.node) n
+      LEFT JOIN ${schema}.queue q ON q.name = n.name
       ORDER BY n.name
       """;
 
   private static final String PAUSED =
-      "SELECT paused_at IS NOT NULL FROM %1$s.queue WHERE name = ?";
+      "SELECT paused_at IS NOT NULL FROM ${schema}.queue WHERE name = ?";
 
   private final SchemaName schema;
   private final String register;
@@ -153,20 +153,19 @@ public final class ClusterStore {
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
     this.schema = schema;
-    String s = schema.quoted();
-    this.register = REGISTER.formatted(s);
-    this.beat = BEAT.formatted(s);
-    this.deregister = DEREGISTER.formatted(s);
-    this.nodes = NODES.formatted(s);
-    this.takeOver = TAKE_OVER.formatted(s);
-    this.firstElection = FIRST_ELECTION.formatted(s);
-    this.renew = RENEW.formatted(s);
-    this.resign = RESIGN.formatted(s);
-    this.leader = LEADER.formatted(s);
-    this.pause = PAUSE.formatted(s);
-    this.resume = RESUME.formatted(s);
-    this.queues = QUEUES.formatted(s);
-    this.paused = PAUSED.formatted(s);
+    this.register = schema.expand(REGISTER);
+    this.beat = schema.expand(BEAT);
+    this.deregister = schema.expand(DEREGISTER);
+    this.nodes = schema.expand(NODES);
+    this.takeOver = schema.expand(TAKE_OVER);
+    this.firstElection = schema.expand(FIRST_ELECTION);
+    this.renew = schema.expand(RENEW);
+    this.resign = schema.expand(RESIGN);
+    this.leader = schema.expand(LEADER);
+    this.pause = schema.expand(PAUSE);
+    this.resume = schema.expand(RESUME);
+    this.queues = schema.expand(QUEUES);
+    this.paused = schema.expand(PAUSED);
   }
 
   /** A registered node. */
@@ -203,8 +202,8 @@ public final class ClusterStore {
             ps.setLong(3, n.pid());
             ps.setArray(4, c.createArrayOf("text", n.queues().toArray()));
             ps.setString(5, n.version());
-            JobStore.setInstant(ps, 6, now);
-            JobStore.setInstant(ps, 7, now);
+            Timestamps.setInstant(ps, 6, now);
+            Timestamps.setInstant(ps, 7, now);
             return ps.executeUpdate();
           }
         });
@@ -217,7 +216,7 @@ public final class ClusterStore {
         "cannot record heartbeat of node " + id,
         c -> {
           try (PreparedStatement ps = c.prepareStatement(beat)) {
-            JobStore.setInstant(ps, 1, now);
+            Timestamps.setInstant(ps, 1, now);
             ps.setString(2, id);
             return ps.executeUpdate() == 1;
           }
@@ -255,8 +254,8 @@ public final class ClusterStore {
                       rs.getLong(3),
                       List.copyOf(Arrays.asList(qs)),
                       rs.getString(5),
-                      JobStore.instant(rs, 6),
-                      JobStore.instant(rs, 7)));
+                      Timestamps.instant(rs, 6),
+                      Timestamps.instant(rs, 7)));
             }
           }
           return out;
@@ -274,12 +273,12 @@ public final class ClusterStore {
         c -> {
           try (PreparedStatement ps = c.prepareStatement(takeOver)) {
             ps.setString(1, nodeId);
-            JobStore.setInstant(ps, 2, now);
-            JobStore.setInstant(ps, 3, now);
-            JobStore.setInstant(ps, 4, now);
+            Timestamps.setInstant(ps, 2, now);
+            Timestamps.setInstant(ps, 3, now);
+            Timestamps.setInstant(ps, 4, now);
             ps.setLong(5, ttl.toMillis());
             ps.setString(6, role);
-            JobStore.setInstant(ps, 7, now);
+            Timestamps.setInstant(ps, 7, now);
             try (ResultSet rs = ps.executeQuery()) {
               if (rs.next()) {
                 return rs.getLong(1);
@@ -289,9 +288,9 @@ public final class ClusterStore {
           try (PreparedStatement ps = c.prepareStatement(firstElection)) {
             ps.setString(1, role);
             ps.setString(2, nodeId);
-            JobStore.setInstant(ps, 3, now);
-            JobStore.setInstant(ps, 4, now);
-            JobStore.setInstant(ps, 5, now);
+            Timestamps.setInstant(ps, 3, now);
+            Timestamps.setInstant(ps, 4, now);
+            Timestamps.setInstant(ps, 5, now);
             ps.setLong(6, ttl.toMillis());
             ps.setString(7, role);
             try (ResultSet rs = ps.executeQuery()) {
@@ -308,13 +307,13 @@ public final class ClusterStore {
         "cannot renew leadership of " + lead.role(),
         c -> {
           try (PreparedStatement ps = c.prepareStatement(renew)) {
-            JobStore.setInstant(ps, 1, now);
-            JobStore.setInstant(ps, 2, now);
+            Timestamps.setInstant(ps, 1, now);
+            Timestamps.setInstant(ps, 2, now);
             ps.setLong(3, ttl.toMillis());
             ps.setString(4, lead.role());
             ps.setString(5, lead.nodeId());
             ps.setLong(6, lead.term());
-            JobStore.setInstant(ps, 7, now);
+            Timestamps.setInstant(ps, 7, now);
             return ps.executeUpdate() == 1;
           }
         });
@@ -355,9 +354,9 @@ public final class ClusterStore {
                   rs.getString(1),
                   rs.getString(2),
                   rs.getLong(3),
-                  JobStore.instant(rs, 4),
-                  JobStore.instant(rs, 5),
-                  JobStore.instant(rs, 6));
+                  Timestamps.instant(rs, 4),
+                  Timestamps.instant(rs, 5),
+                  Timestamps.instant(rs, 6));
             }
           }
         });
@@ -422,7 +421,7 @@ public final class ClusterStore {
           try (PreparedStatement ps = c.prepareStatement(queues);
               ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-              out.add(new QueueRow(rs.getString(1), JobStore.instant(rs, 2), rs.getString(3)));
+              out.add(new QueueRow(rs.getString(1), Timestamps.instant(rs, 2), rs.getString(3)));
             }
           }
           return out;

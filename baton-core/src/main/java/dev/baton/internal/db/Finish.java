@@ -1,7 +1,7 @@
 package dev.baton.internal.db;
 
 /**
- * One fenced finish of a running job, written by {@link JobStore#finishIfHeld}. Made with the
+ * One fenced finish of a running job, written by {@link HolderStore#finishIfHeld}. Made with the
  * factory named after the outcome ({@link #completed}, {@link #retryable}, {@link #discarded},
  * {@link #cancelled}, {@link #snoozed}, {@link #handedBack}); the canonical constructor is for
  * tests that write a finish no outcome makes.

@@ -17,7 +17,7 @@ public final class InboxStore {
   // then sees its row. xmax = 0 only on a fresh insert.
   private static final String APPLY =
       """
-      INSERT INTO %1$s.inbox AS i (idempotency_key, fence) VALUES (?, ?)
+      INSERT INTO ${schema}.inbox AS i (idempotency_key, fence) VALUES (?, ?)
       ON CONFLICT (idempotency_key) DO UPDATE
         SET fence = greatest(i.fence, EXCLUDED.fence),
             last_seen_at = now(),
@@ -29,7 +29,7 @@ public final class InboxStore {
 
   /** A store for {@code schema}. */
   public InboxStore(SchemaName schema) {
-    this.apply = APPLY.formatted(schema.quoted());
+    this.apply = schema.expand(APPLY);
   }
 
   /** What {@link #apply} found: whether the key was new, and the highest fence now recorded. */

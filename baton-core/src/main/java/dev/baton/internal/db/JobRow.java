@@ -43,8 +43,12 @@ public record JobRow(
     boolean existing) {
 
   /**
-   * Reads a row selected with {@link JobStore#JOB_COLUMNS} as its first columns, by position (a
-   * lookup by name builds a map of the result's column names for each result set).
+   * Reads a row whose first columns are, in this order: id, queue, kind, args (as text), state,
+   * priority, attempt, max_attempts, scheduled_at, attempted_at, attempted_by, lease_expires_at,
+   * deadline_at, fence, idempotency_key, errors (as text), metadata (as text), created_at,
+   * finalized_at; every time as microseconds since the epoch. By position: a lookup by name builds
+   * a map of the result's column names for each result set. Every statement that reads a job row
+   * selects this list; {@code JobRowStatementsTest} checks that they agree.
    */
   public static JobRow read(ResultSet rs, boolean existing) throws SQLException {
     return new JobRow(
@@ -56,17 +60,17 @@ public record JobRow(
         rs.getInt(6),
         rs.getInt(7),
         rs.getInt(8),
-        JobStore.instantOfMicros(rs, 9),
-        JobStore.instantOfMicros(rs, 10),
+        Timestamps.instantOfMicros(rs, 9),
+        Timestamps.instantOfMicros(rs, 10),
         rs.getString(11),
-        JobStore.instantOfMicros(rs, 12),
-        JobStore.instantOfMicros(rs, 13),
+        Timestamps.instantOfMicros(rs, 12),
+        Timestamps.instantOfMicros(rs, 13),
         rs.getLong(14),
         rs.getString(15),
         rs.getString(16),
         rs.getString(17),
-        JobStore.instantOfMicros(rs, 18),
-        JobStore.instantOfMicros(rs, 19),
+        Timestamps.instantOfMicros(rs, 18),
+        Timestamps.instantOfMicros(rs, 19),
         existing);
   }
 

@@ -1,7 +1,5 @@
 package dev.baton.internal.db;
 
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.NotLeaderException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,53 +25,52 @@ import javax.sql.DataSource;
  */
 public final class MaintenanceStore {
 
-  // Binds: now (nullable), role, node id, term. Yields clk(now) and lead(term) when leading.
-  private static final String LEAD =
-      """
-      clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM %1$s.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      )""";
-
-  private static final String NOW = "(SELECT now FROM clk)";
-
+  // Every leader statement begins with the same two CTEs: "clk", the time to compare with (the
+  // bind, or the database's now() when it is null), and "lead", which share-locks the leader row
+  // and yields its term only while it still names this node and term and its lease has not run
+  // out. Every other CTE runs only WHERE EXISTS (SELECT 1 FROM lead), and the result reports
+  // whether lead yielded a row. Binds, first: now (nullable), role, node id, term ("the lead").
+  //
   // RESCUE and SCHEDULE pick by their partial index, then update the picked rows by primary key
   // (an array of their ids, no join): the state is tested against a sub-select, not a literal, so
   // that the planner cannot prove the index's predicate and read the whole index once more (every
-  // running or waiting job) to join the few it picked (see JobStore's note on fenced writes;
+  // running or waiting job) to join the few it picked (see HolderStore's note on fenced writes;
   // FencedWritesProbeTheKeyTest).
 
   // Running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to the queue:
   // retryable, or discarded at max attempts, or cancelled when a cancel was asked for; each with an
   // error entry saying which and a rescue count. Picked with SKIP LOCKED and re-checked under the
-  // lock, so a job its holder finished meanwhile is untouched. Binds: LEAD, limit.
+  // lock, so a job its holder finished meanwhile is untouched. Binds: the lead, limit.
   private static final String RESCUE =
-      ("""
-      WITH %2$s,
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
       picked AS MATERIALIZED (
-        SELECT id FROM %1$s.job
+        SELECT id FROM ${schema}.job
         WHERE EXISTS (SELECT 1 FROM lead)
-          AND state = 'running' AND least(lease_expires_at, deadline_at) < $NOW
+          AND state = 'running' AND least(lease_expires_at, deadline_at) < (SELECT now FROM clk)
         ORDER BY least(lease_expires_at, deadline_at), id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
       ),
       upd AS (
-        UPDATE %1$s.job j
+        UPDATE ${schema}.job j
         SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
                          WHEN j.attempt >= j.max_attempts THEN 'discarded'
                          ELSE 'retryable' END,
             finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
-                                  OR j.attempt >= j.max_attempts THEN $NOW END,
-            scheduled_at = $NOW,
+                                  OR j.attempt >= j.max_attempts THEN (SELECT now FROM clk) END,
+            scheduled_at = (SELECT now FROM clk),
             errors = j.errors || jsonb_build_array(jsonb_build_object(
                 'attempt', j.attempt,
-                'at', $NOW,
-                'error', CASE WHEN j.deadline_at < $NOW THEN 'deadline_exceeded'
+                'at', (SELECT now FROM clk),
+                'error', CASE WHEN j.deadline_at < (SELECT now FROM clk) THEN 'deadline_exceeded'
                               ELSE 'lease_expired' END,
-                'message', CASE WHEN j.deadline_at < $NOW
+                'message', CASE WHEN j.deadline_at < (SELECT now FROM clk)
                                 THEN 'deadline exceeded on node ' || coalesce(j.attempted_by, '?')
                                      || ' (deadline ' || j.deadline_at || ')'
                                 ELSE 'lease expired on node ' || coalesce(j.attempted_by, '?')
@@ -84,111 +81,155 @@ public final class MaintenanceStore {
             lease_expires_at = NULL,
             deadline_at = NULL
         WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
-          AND (j.lease_expires_at < $NOW OR j.deadline_at < $NOW)
+          AND (j.lease_expires_at < (SELECT now FROM clk) OR j.deadline_at < (SELECT now FROM clk))
         RETURNING j.id, j.state, j.attempted_by
       )
       SELECT l.leading, u.id, u.state, u.attempted_by
       FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
-      """)
-          .replace("$NOW", NOW);
+      """;
 
   // Due scheduled and retryable jobs become available; each queue that got some is notified once.
-  // Binds: LEAD, limit, channel.
+  // Binds: the lead, limit, channel.
   private static final String SCHEDULE =
-      ("""
-      WITH %2$s,
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
       picked AS MATERIALIZED (
-        SELECT id FROM %1$s.job
+        SELECT id FROM ${schema}.job
         WHERE EXISTS (SELECT 1 FROM lead)
-          AND state IN ('scheduled', 'retryable') AND scheduled_at <= $NOW
+          AND state IN ('scheduled', 'retryable') AND scheduled_at <= (SELECT now FROM clk)
         ORDER BY scheduled_at, id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
       ),
       upd AS (
-        UPDATE %1$s.job j SET state = 'available'
+        UPDATE ${schema}.job j SET state = 'available'
         WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
           AND j.state IN ((SELECT 'scheduled'::text), (SELECT 'retryable'::text))
         RETURNING j.queue
       ),
       n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd) q)
       SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM upd), (SELECT count(*) FROM n)
-      """)
-          .replace("$NOW", NOW);
+      """;
 
-  // Finished jobs of one state past their retention are deleted, oldest first. Binds: LEAD, state,
+  // Finished jobs of one state past their retention are deleted, oldest first. Binds: the lead,
+  // state,
   // retention ms, limit, state.
   private static final String CLEAN =
-      ("""
-      WITH %2$s,
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
       picked AS MATERIALIZED (
-        SELECT id FROM %1$s.job
+        SELECT id FROM ${schema}.job
         WHERE EXISTS (SELECT 1 FROM lead)
           AND state = ? AND finalized_at IS NOT NULL
-          AND finalized_at < $NOW - make_interval(secs => ? / 1000.0)
+          AND finalized_at < (SELECT now FROM clk) - make_interval(secs => ? / 1000.0)
         ORDER BY finalized_at, id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
       ),
       del AS (
-        DELETE FROM %1$s.job j USING picked WHERE j.id = picked.id AND j.state = ?
+        DELETE FROM ${schema}.job j USING picked WHERE j.id = picked.id AND j.state = ?
         RETURNING j.*
       )
-      %3$s
       SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
-      """)
-          .replace("$NOW", NOW);
+      """;
 
-  // The archiving variant moves the deleted rows into job_archive in the same statement.
-  private static final String ARCHIVE_STEP =
-      ", arch AS (INSERT INTO %1$s.job_archive SELECT d.*, " + NOW + " FROM del d RETURNING 1)";
-
-  private static final String CLEAN_ARCHIVE_COUNT =
-      "SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)";
+  // CLEAN when finished jobs are archived: the deleted rows move into job_archive in the same
+  // statement. Binds: as CLEAN.
+  private static final String CLEAN_ARCHIVING =
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
+      picked AS MATERIALIZED (
+        SELECT id FROM ${schema}.job
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND state = ? AND finalized_at IS NOT NULL
+          AND finalized_at < (SELECT now FROM clk) - make_interval(secs => ? / 1000.0)
+        ORDER BY finalized_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      del AS (
+        DELETE FROM ${schema}.job j USING picked WHERE j.id = picked.id AND j.state = ?
+        RETURNING j.*
+      ),
+      arch AS (INSERT INTO ${schema}.job_archive SELECT d.*, (SELECT now FROM clk) FROM del d RETURNING 1)
+      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)
+      """;
 
   // Completion counts (job_completions) older than a day are deleted: queue_stats reads the last
-  // hour. Binds: LEAD.
+  // hour. Binds: the lead.
   private static final String PRUNE_COMPLETION_COUNTS =
-      ("""
-      WITH %2$s,
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
       del AS (
-        DELETE FROM %1$s.job_completions
-        WHERE EXISTS (SELECT 1 FROM lead) AND bucket < $NOW - interval '1 day'
+        DELETE FROM ${schema}.job_completions
+        WHERE EXISTS (SELECT 1 FROM lead) AND bucket < (SELECT now FROM clk) - interval '1 day'
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
-      """)
-          .replace("$NOW", NOW);
+      """;
 
   // Nodes that stopped beating are removed from the registry. Their running jobs keep their
-  // leases: the rescuer acts on those. Binds: LEAD, ttl ms.
+  // leases: the rescuer acts on those. Binds: the lead, ttl ms.
   private static final String PRUNE_NODES =
-      ("""
-      WITH %2$s,
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
       del AS (
-        DELETE FROM %1$s.node
+        DELETE FROM ${schema}.node
         WHERE EXISTS (SELECT 1 FROM lead)
-          AND heartbeat_at < $NOW - make_interval(secs => ? / 1000.0)
+          AND heartbeat_at < (SELECT now FROM clk) - make_interval(secs => ? / 1000.0)
         RETURNING id
       )
       SELECT l.leading, d.id FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN del d ON true
-      """)
-          .replace("$NOW", NOW);
+      """;
 
   // Opens a leader transaction: share-locks the leader row for the rest of the transaction and
-  // returns the time to use. No row when not leading. Binds: LEAD.
-  private static final String LOCK_LEAD = "WITH %2$s SELECT (SELECT now FROM clk) FROM lead";
+  // returns the time to use. No row when not leading. Binds: the lead.
+  private static final String LOCK_LEAD =
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      )
+      SELECT (SELECT now FROM clk) FROM lead
+      """;
 
   private static final String LOCK_PERIODIC =
-      "SELECT schedule, last_due_at, last_job_id FROM %1$s.periodic WHERE name = ? FOR UPDATE";
+      "SELECT schedule, last_due_at, last_job_id FROM ${schema}.periodic WHERE name = ? FOR UPDATE";
 
   private static final String SAVE_PERIODIC =
       """
-      INSERT INTO %1$s.periodic (name, schedule, last_due_at, last_job_id, updated_at)
+      INSERT INTO ${schema}.periodic (name, schedule, last_due_at, last_job_id, updated_at)
       VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (name) DO UPDATE
       SET schedule = excluded.schedule, last_due_at = excluded.last_due_at,
-          last_job_id = coalesce(excluded.last_job_id, %1$s.periodic.last_job_id),
+          last_job_id = coalesce(excluded.last_job_id, ${schema}.periodic.last_job_id),
           updated_at = excluded.updated_at
       """;
 
@@ -206,22 +247,15 @@ public final class MaintenanceStore {
   /** Prepares the SQL text for {@code schema}. */
   public MaintenanceStore(SchemaName schema) {
     this.schema = schema;
-    String s = schema.quoted();
-    String lead = LEAD.formatted(s);
-    this.rescue = RESCUE.formatted(s, lead);
-    this.scheduleSql = SCHEDULE.formatted(s, lead);
-    this.clean = CLEAN.formatted(s, lead, "");
-    this.cleanArchive =
-        CLEAN
-            .formatted(s, lead, ARCHIVE_STEP.formatted(s))
-            .replace(
-                "SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)",
-                CLEAN_ARCHIVE_COUNT);
-    this.pruneNodes = PRUNE_NODES.formatted(s, lead);
-    this.pruneCompletionCounts = PRUNE_COMPLETION_COUNTS.formatted(s, lead);
-    this.lockLead = LOCK_LEAD.formatted(s, lead);
-    this.lockPeriodic = LOCK_PERIODIC.formatted(s);
-    this.savePeriodic = SAVE_PERIODIC.formatted(s);
+    this.rescue = schema.expand(RESCUE);
+    this.scheduleSql = schema.expand(SCHEDULE);
+    this.clean = schema.expand(CLEAN);
+    this.cleanArchive = schema.expand(CLEAN_ARCHIVING);
+    this.pruneNodes = schema.expand(PRUNE_NODES);
+    this.pruneCompletionCounts = schema.expand(PRUNE_COMPLETION_COUNTS);
+    this.lockLead = schema.expand(LOCK_LEAD);
+    this.lockPeriodic = schema.expand(LOCK_PERIODIC);
+    this.savePeriodic = schema.expand(SAVE_PERIODIC);
   }
 
   /** Where a periodic schedule stands. */
@@ -237,7 +271,7 @@ public final class MaintenanceStore {
         }
         long job = rs.getLong(3);
         return new PeriodicState(
-            rs.getString(1), JobStore.instant(rs, 2), rs.wasNull() ? null : job);
+            rs.getString(1), Timestamps.instant(rs, 2), rs.wasNull() ? null : job);
       }
     }
   }
@@ -249,13 +283,13 @@ public final class MaintenanceStore {
     try (PreparedStatement ps = c.prepareStatement(savePeriodic)) {
       ps.setString(1, name);
       ps.setString(2, schedule);
-      JobStore.setInstant(ps, 3, lastDueAt);
+      Timestamps.setInstant(ps, 3, lastDueAt);
       if (lastJobId == null) {
         ps.setNull(4, java.sql.Types.BIGINT);
       } else {
         ps.setLong(4, lastJobId);
       }
-      JobStore.setInstant(ps, 5, now);
+      Timestamps.setInstant(ps, 5, now);
       ps.executeUpdate();
     }
   }
@@ -393,14 +427,14 @@ public final class MaintenanceStore {
       bindLead(ps, lead, now);
       try (ResultSet rs = ps.executeQuery()) {
         requireLeading(rs.next(), lead);
-        return JobStore.instant(rs, 1);
+        return Timestamps.instant(rs, 1);
       }
     }
   }
 
   private static int bindLead(PreparedStatement ps, Leadership lead, Instant now)
       throws SQLException {
-    JobStore.setInstant(ps, 1, now);
+    Timestamps.setInstant(ps, 1, now);
     ps.setString(2, lead.role());
     ps.setString(3, lead.nodeId());
     ps.setLong(4, lead.term());

@@ -17,12 +17,12 @@ import java.util.zip.CRC32;
  */
 public final class MigrationStore {
 
-  private static final String CREATE_SCHEMA = "CREATE SCHEMA IF NOT EXISTS %1$s";
+  private static final String CREATE_SCHEMA = "CREATE SCHEMA IF NOT EXISTS ${schema}";
 
   // One row per applied version of one line of migrations ("queue", "inbox").
   private static final String CREATE_TABLE =
       """
-      CREATE TABLE IF NOT EXISTS %1$s.migration (
+      CREATE TABLE IF NOT EXISTS ${schema}.migration (
           line       text        NOT NULL,
           version    integer     NOT NULL,
           name       text        NOT NULL,
@@ -40,13 +40,17 @@ public final class MigrationStore {
       "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?)";
 
   private static final String APPLIED =
-      "SELECT version FROM %1$s.migration WHERE line = ? ORDER BY version";
+      "SELECT version FROM ${schema}.migration WHERE line = ? ORDER BY version";
 
   private static final String RECORD =
-      "INSERT INTO %1$s.migration (line, version, name) VALUES (?, ?, ?)";
+      "INSERT INTO ${schema}.migration (line, version, name) VALUES (?, ?, ?)";
 
   private static final String UNRECORD =
-      "DELETE FROM %1$s.migration WHERE line = ? AND version = ?";
+      "DELETE FROM ${schema}.migration WHERE line = ? AND version = ?";
+
+  // The version of the queue line a client needs, read at its start. Binds: none.
+  private static final String SCHEMA_VERSION =
+      "SELECT coalesce(max(version), 0) FROM ${schema}.migration WHERE line = 'queue'";
 
   private final SchemaName schema;
 
@@ -57,10 +61,7 @@ public final class MigrationStore {
 
   /** The SQL that creates the schema and the bookkeeping table, for printing. */
   public String bootstrapSql() {
-    return CREATE_SCHEMA.formatted(schema.quoted())
-        + ";\n"
-        + CREATE_TABLE.formatted(schema.quoted()).strip()
-        + ";\n";
+    return schema.expand(CREATE_SCHEMA) + ";\n" + schema.expand(CREATE_TABLE).strip() + ";\n";
   }
 
   /** The SQL that records {@code version} as applied, for printing (values quoted as literals). */
@@ -101,9 +102,9 @@ public final class MigrationStore {
     }
     try (Statement st = c.createStatement()) {
       if (!exists) {
-        st.execute(CREATE_SCHEMA.formatted(schema.quoted()));
+        st.execute(schema.expand(CREATE_SCHEMA));
       }
-      st.execute(CREATE_TABLE.formatted(schema.quoted()));
+      st.execute(schema.expand(CREATE_TABLE));
     }
   }
 
@@ -121,7 +122,7 @@ public final class MigrationStore {
   /** The applied versions of {@code line}, ascending. */
   public List<Integer> applied(Connection c, String line) throws SQLException {
     List<Integer> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(APPLIED.formatted(schema.quoted()))) {
+    try (PreparedStatement ps = c.prepareStatement(schema.expand(APPLIED))) {
       ps.setString(1, line);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -141,7 +142,7 @@ public final class MigrationStore {
 
   /** Records {@code version} of {@code line} as applied. */
   public void record(Connection c, String line, int version, String name) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(RECORD.formatted(schema.quoted()))) {
+    try (PreparedStatement ps = c.prepareStatement(schema.expand(RECORD))) {
       ps.setString(1, line);
       ps.setInt(2, version);
       ps.setString(3, name);
@@ -151,10 +152,19 @@ public final class MigrationStore {
 
   /** Removes the record of {@code version} of {@code line}. */
   public void unrecord(Connection c, String line, int version) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(UNRECORD.formatted(schema.quoted()))) {
+    try (PreparedStatement ps = c.prepareStatement(schema.expand(UNRECORD))) {
       ps.setString(1, line);
       ps.setInt(2, version);
       ps.executeUpdate();
+    }
+  }
+
+  /** The latest applied migration version of the queue line; throws if the table is missing. */
+  public int schemaVersion(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(schema.expand(SCHEMA_VERSION));
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
     }
   }
 }

@@ -7,6 +7,8 @@ import dev.baton.InvalidConfigException;
  * spliced into SQL; every value is a bind parameter.
  */
 public final class SchemaName {
+  private static final String PLACEHOLDER = "${schema}";
+
   private final String name;
   private final String quoted;
 
@@ -41,9 +43,20 @@ public final class SchemaName {
     return quoted;
   }
 
-  /** Replaces {@code ${schema}} in {@code sql} with the quoted name. */
+  /**
+   * {@code sql} with every {@code ${schema}} replaced by the quoted name: the one way a statement
+   * or migration names this schema's tables.
+   *
+   * @throws IllegalArgumentException if {@code sql} has no {@code ${schema}}: text that names no
+   *     table of the schema needs no expansion, and text that lost its placeholder would run
+   *     against whatever schema the search path finds
+   */
   public String expand(String sql) {
-    return sql.replace("${schema}", quoted);
+    if (!sql.contains(PLACEHOLDER)) {
+      throw new IllegalArgumentException(
+          "SQL text names no " + PLACEHOLDER + ": " + sql.strip().lines().findFirst().orElse(""));
+    }
+    return sql.replace(PLACEHOLDER, quoted);
   }
 
   /** The NOTIFY channel for inserts into this schema's queues. */

@@ -8,8 +8,8 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Reads the {@code queue_stats} view (schema version 3), the figures behind the metrics binder's
- * queue gauges. Not public API.
+ * Reads the {@code queue_stats} view (schema version 3): the figures behind the metrics binder's
+ * queue gauges, and those of {@link dev.baton.admin.StatsAdmin}. Not public API.
  */
 public final class StatsStore {
 
@@ -19,8 +19,32 @@ public final class StatsStore {
       """
       SELECT queue, available, scheduled, retryable, running, oldest_available_age_s,
              completed_5m, failed_5m, failure_share_5m, completed_1h, failed_1h, failure_share_1h
-      FROM %1$s.queue_stats
+      FROM ${schema}.queue_stats
       ORDER BY queue""";
+
+  // The view lists queues with live jobs or attempts that ended in the last hour; a queue whose
+  // only jobs are older discarded ones is added by the full join, so dead letters always show.
+  // Discarded rows are found through job_finalized_idx (state, finalized_at) WHERE finalized_at IS
+  // NOT NULL, which a discarded row always matches (a check constraint); the condition is
+  // repeated so the planner may use that partial index. The queue is read from each row.
+  private static final String QUEUE_STATS_WITH_DISCARDED =
+      """
+      WITH discarded AS (
+        SELECT queue, count(*) AS n FROM ${schema}.job
+        WHERE state = 'discarded' AND finalized_at IS NOT NULL
+        GROUP BY queue
+      )
+      SELECT coalesce(s.queue, d.queue) AS queue,
+             coalesce(s.available, 0), coalesce(s.oldest_available_age_s, 0),
+             coalesce(s.running, 0), coalesce(s.scheduled, 0), coalesce(s.retryable, 0),
+             coalesce(d.n, 0),
+             coalesce(s.completed_5m, 0), coalesce(s.failed_5m, 0),
+             coalesce(s.failure_share_5m, 0),
+             coalesce(s.completed_1h, 0), coalesce(s.failed_1h, 0),
+             coalesce(s.failure_share_1h, 0)
+      FROM ${schema}.queue_stats s
+      FULL JOIN discarded d ON d.queue = s.queue
+      ORDER BY 1""";
 
   /** The figures of one queue, as of the read. */
   public record QueueStats(
@@ -37,11 +61,71 @@ public final class StatsStore {
       long failed1h,
       double failureShare1h) {}
 
+  /**
+   * The figures of one queue with its discarded jobs still kept, as of the read (one statement, so
+   * every figure is of the same snapshot).
+   */
+  public record QueueStatsWithDiscarded(
+      String queue,
+      long available,
+      double oldestAvailableAgeSeconds,
+      long running,
+      long scheduled,
+      long retryable,
+      long discarded,
+      long completed5m,
+      long failed5m,
+      double failureShare5m,
+      long completed1h,
+      long failed1h,
+      double failureShare1h) {}
+
   private final String queueStats;
+  private final String queueStatsWithDiscarded;
 
   /** A store for {@code schema}. */
   public StatsStore(SchemaName schema) {
-    this.queueStats = QUEUE_STATS.formatted(schema.quoted());
+    this.queueStats = schema.expand(QUEUE_STATS);
+    this.queueStatsWithDiscarded = schema.expand(QUEUE_STATS_WITH_DISCARDED);
+  }
+
+  /** The statement {@link #queueStatsWithDiscarded} runs (for tests that check its plan). */
+  public String queueStatsWithDiscardedSql() {
+    return queueStatsWithDiscarded;
+  }
+
+  /**
+   * Every row of the view and every queue with discarded jobs still kept, by queue, in one
+   * autocommit statement.
+   */
+  public List<QueueStatsWithDiscarded> queueStatsWithDiscarded(DataSource ds, String what) {
+    return Db.inTransaction(
+        ds,
+        what,
+        c -> {
+          List<QueueStatsWithDiscarded> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(queueStatsWithDiscarded);
+              ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              out.add(
+                  new QueueStatsWithDiscarded(
+                      rs.getString(1),
+                      rs.getLong(2),
+                      rs.getDouble(3),
+                      rs.getLong(4),
+                      rs.getLong(5),
+                      rs.getLong(6),
+                      rs.getLong(7),
+                      rs.getLong(8),
+                      rs.getLong(9),
+                      rs.getDouble(10),
+                      rs.getLong(11),
+                      rs.getLong(12),
+                      rs.getDouble(13)));
+            }
+          }
+          return out;
+        });
   }
 
   /**

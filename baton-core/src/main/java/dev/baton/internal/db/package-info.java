@@ -1,8 +1,16 @@
 /**
- * The only package with SQL: one store per table ({@link dev.baton.internal.db.JobStore}, {@link
- * dev.baton.internal.db.MigrationStore}, {@link dev.baton.internal.db.InboxStore}). Each store
- * keeps its statements as constants at the top, named after the method that runs them. The schema
- * name is validated once and quoted; every value is a bind parameter. {@link java.sql.SQLException}
- * is wrapped here, once. Not public API.
+ * The only package with SQL: one store per role. {@link dev.baton.internal.db.EnqueueStore} inserts
+ * jobs; {@link dev.baton.internal.db.HolderStore} claims them and holds every write guarded by
+ * {@code (id, fence, state)}; {@link dev.baton.internal.db.AdminStore} reads, lists, retries,
+ * deletes and cancels jobs by id; {@link dev.baton.internal.db.MaintenanceStore} holds the leader's
+ * statements (fenced by its {@link dev.baton.internal.db.Leadership} term); {@link
+ * dev.baton.internal.db.ClusterStore} the node registry, elections and queue controls; {@link
+ * dev.baton.internal.db.StatsStore}, {@link dev.baton.internal.db.MigrationStore} and {@link
+ * dev.baton.internal.db.InboxStore} the rest. Each store keeps its statements as whole text-block
+ * constants at the top, named after the method that runs them; a variant is a whole statement of
+ * its own. The schema name is validated once and substituted for {@code ${schema}} by {@link
+ * dev.baton.internal.db.SchemaName#expand}; every value is a bind parameter. {@link
+ * java.sql.SQLException} is wrapped here, once. This package depends on no other internal package.
+ * Not public API.
  */
 package dev.baton.internal.db;

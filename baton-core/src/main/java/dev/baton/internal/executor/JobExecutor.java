@@ -8,11 +8,12 @@ import dev.baton.JobArgs;
 import dev.baton.RetryPolicy;
 import dev.baton.SnoozeJob;
 import dev.baton.internal.completer.Completer;
+import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.Finish;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
-import dev.baton.internal.db.JobStore;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.sql.Connection;
@@ -63,7 +64,8 @@ public final class JobExecutor {
       RetryPolicy retryPolicy) {}
 
   private final DataSource dataSource;
-  private final JobStore store;
+  private final HolderStore store;
+  private final AdminStore admin;
   private final ObjectMapper mapper;
   private final Map<String, HandlerEntry<?>> handlers;
   // One reader per args type: it keeps its root deserializer, so a job does not look up its type
@@ -83,7 +85,8 @@ public final class JobExecutor {
   /** An executor running handlers on {@code workers}. */
   public JobExecutor(
       DataSource dataSource,
-      JobStore store,
+      HolderStore store,
+      AdminStore admin,
       ObjectMapper mapper,
       Map<String, HandlerEntry<?>> handlers,
       Completer completer,
@@ -94,6 +97,7 @@ public final class JobExecutor {
       Settings settings) {
     this.dataSource = dataSource;
     this.store = store;
+    this.admin = admin;
     this.mapper = mapper;
     this.handlers = handlers;
     Map<Class<?>, ObjectReader> byType = new HashMap<>();
@@ -371,7 +375,7 @@ public final class JobExecutor {
                 c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
                 return store.finishIfHeld(c, finish)
                     ? new Check(true, null)
-                    : new Check(false, store.get(c, job.id()));
+                    : new Check(false, admin.get(c, job.id()));
               });
       JobRow after = check.after();
       if (check.failed()) {

@@ -2,7 +2,7 @@ package dev.baton.internal.lease;
 
 import dev.baton.BatonException;
 import dev.baton.internal.db.Db;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
@@ -38,7 +38,7 @@ public final class Heartbeater {
   private static final Logger log = LoggerFactory.getLogger(Heartbeater.class);
 
   private final DataSource dataSource;
-  private final JobStore store;
+  private final HolderStore store;
   private final HeldJobs held;
   private final NodeCounters counters;
   private final Duration lease;
@@ -51,7 +51,7 @@ public final class Heartbeater {
   /** A heartbeater; call {@link #start()}. */
   public Heartbeater(
       DataSource dataSource,
-      JobStore store,
+      HolderStore store,
       HeldJobs held,
       NodeCounters counters,
       Duration lease,
@@ -151,7 +151,7 @@ public final class Heartbeater {
       fences[i] = jobs.get(i).fence();
     }
     long sentAt = System.nanoTime();
-    JobStore.Heartbeat beat;
+    HolderStore.Heartbeat beat;
     if (Thread.currentThread() != thread) {
       beat = store.heartbeatIfHeld(dataSource, ids, fences, lease); // a test's direct call
     } else {

@@ -2,11 +2,11 @@ package dev.baton.internal.maintenance;
 
 import com.cronutils.model.time.ExecutionTime;
 import dev.baton.MissedRuns;
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.TimeSource;
+import dev.baton.internal.TimeSource;
 import dev.baton.internal.db.Db;
+import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.JobRow;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import java.sql.Connection;
 import java.time.Duration;
@@ -51,14 +51,14 @@ public final class PeriodicEnqueuer implements MaintenanceService {
       ZoneId zone,
       MissedRuns missedRuns,
       Duration lateTolerance,
-      JobStore.NewJob template) {}
+      EnqueueStore.NewJob template) {}
 
   /** The runs of one pass: which due times to enqueue, and where the schedule then stands. */
   record Plan(List<Instant> fire, Instant handledUpTo) {}
 
   private final DataSource dataSource;
   private final MaintenanceStore maintenance;
-  private final JobStore jobs;
+  private final EnqueueStore jobs;
   private final TimeSource time;
   private final List<Schedule> schedules;
 
@@ -66,7 +66,7 @@ public final class PeriodicEnqueuer implements MaintenanceService {
   public PeriodicEnqueuer(
       DataSource dataSource,
       MaintenanceStore maintenance,
-      JobStore jobs,
+      EnqueueStore jobs,
       TimeSource time,
       List<Schedule> schedules) {
     this.dataSource = dataSource;
@@ -127,7 +127,7 @@ public final class PeriodicEnqueuer implements MaintenanceService {
   }
 
   private JobRow enqueue(Connection c, Schedule s, Instant due) throws java.sql.SQLException {
-    JobStore.NewJob t = s.template();
+    EnqueueStore.NewJob t = s.template();
     String meta = t.metadata();
     String extra = "\"periodic\":" + quote(s.name()) + ",\"due_at\":\"" + due + "\"";
     meta =
@@ -136,7 +136,7 @@ public final class PeriodicEnqueuer implements MaintenanceService {
             : meta.trim().replaceFirst("}$", "," + extra + "}");
     return jobs.enqueue(
         c,
-        new JobStore.NewJob(
+        new EnqueueStore.NewJob(
             t.queue(),
             t.kind(),
             t.args(),

@@ -1,7 +1,7 @@
 package dev.baton.internal.maintenance;
 
-import dev.baton.internal.cluster.Leadership;
-import dev.baton.internal.cluster.TimeSource;
+import dev.baton.internal.TimeSource;
+import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import javax.sql.DataSource;
 import org.slf4j.Logger;

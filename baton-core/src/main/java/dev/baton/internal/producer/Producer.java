@@ -3,7 +3,7 @@ package dev.baton.internal.producer;
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
-import dev.baton.internal.db.JobStore;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
 import dev.baton.internal.executor.NodeCounters;
@@ -60,7 +60,7 @@ public final class Producer {
       int prefetch) {}
 
   private final DataSource dataSource;
-  private final JobStore store;
+  private final HolderStore store;
   private final JobExecutor executor;
   private final Completer completer;
   private final HeldJobs held;
@@ -99,7 +99,7 @@ public final class Producer {
   /** A producer for one queue; call {@link #start()}. */
   public Producer(
       DataSource dataSource,
-      JobStore store,
+      HolderStore store,
       JobExecutor executor,
       Completer completer,
       HeldJobs held,
@@ -209,8 +209,8 @@ public final class Producer {
   }
 
   /** The parameters a claim of up to {@code limit} jobs of this queue binds. */
-  public JobStore.ClaimParams claimParams(int limit) {
-    return new JobStore.ClaimParams(
+  public HolderStore.ClaimParams claimParams(int limit) {
+    return new HolderStore.ClaimParams(
         settings.queue(),
         limit,
         settings.nodeId(),
@@ -398,14 +398,14 @@ public final class Producer {
    */
   private boolean claimInto(int limit) {
     long claimedAt = System.nanoTime(); // before the claim: a safe bound for lease and deadline
-    JobStore.ClaimParams params = claimParams(limit);
+    HolderStore.ClaimParams params = claimParams(limit);
     // Finished jobs waiting to be written ride along with the claim: one commit for both.
     List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
     List<ClaimedJob> claimed;
     if (done.isEmpty()) {
       claimed = store.claim(dataSource, params);
     } else {
-      JobStore.CompleteAndClaim r;
+      HolderStore.CompleteAndClaim r;
       try {
         r = store.completeAndClaim(dataSource, Completer.finishes(done), params);
       } catch (RuntimeException e) {

@@ -1,4 +1,4 @@
-package dev.baton.internal.cluster;
+package dev.baton.internal.db;
 
 /**
  * A term of leadership: node {@code nodeId} leads {@code role} in {@code term}. Every leader write

@@ -1,4 +1,4 @@
-package dev.baton.internal.cluster;
+package dev.baton.internal.db;
 
 /**
  * A leader write found that its term is over (another node was elected, or the lease ran out): it

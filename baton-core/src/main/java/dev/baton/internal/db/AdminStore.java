@@ -1,0 +1,229 @@
+package dev.baton.internal.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Statements on one job by id, or on jobs by filter, that no holder makes: read, list, retry,
+ * delete and cancel, for {@link dev.baton.admin.JobAdmin} and the client's own {@code job(id)} and
+ * {@code cancel(id)}. Each checks the job's state in its {@code WHERE} clause, so it races cleanly
+ * with a claim: whichever takes the row lock first wins, and the other re-reads the row. Statements
+ * that read a job row select the columns {@link JobRow#read} takes, in its order.
+ *
+ * <p>Not public API.
+ */
+public final class AdminStore {
+
+  // Binds: id.
+  private static final String GET =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job WHERE id = ?
+      """;
+
+  // Newest first. A null filter matches every row: the server plans each execution with its
+  // values, and a null value folds its condition away. Binds: state twice, queue twice, kind
+  // twice, limit.
+  private static final String LIST =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job
+      WHERE (?::text IS NULL OR state = ?)
+        AND (?::text IS NULL OR queue = ?)
+        AND (?::text IS NULL OR kind = ?)
+      ORDER BY id DESC LIMIT ?
+      """;
+
+  // A job that is not running becomes available now, with its attempt count kept: one more attempt
+  // is granted when none is left, so the retry runs at least once. A cancel request is dropped (it
+  // would cancel the retried run at once), and the retry is noted in the metadata. SET expressions
+  // read the row as it was, so retried_from is the state before. The state is checked here, in the
+  // WHERE clause: a concurrent claim that wins the row lock leaves a running row that no longer
+  // matches. The NOTIFY wakes the queue's workers at commit. Binds: retried by, id, channel.
+  private static final String RETRY =
+      """
+      WITH upd AS (
+        UPDATE ${schema}.job
+        SET state = 'available',
+            scheduled_at = now(),
+            max_attempts = greatest(max_attempts, attempt + 1),
+            lease_expires_at = NULL,
+            deadline_at = NULL,
+            finalized_at = NULL,
+            metadata = (metadata - 'cancel_requested_at') || jsonb_build_object(
+                'retried_at', now(),
+                'retried_by', ?::text,
+                'retried_from', state,
+                'retry_count', coalesce((metadata ->> 'retry_count')::int, 0) + 1)
+        WHERE id = ? AND state IN ('scheduled', 'retryable', 'completed', 'cancelled', 'discarded')
+        RETURNING id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+                  (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+                  (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+                  attempted_by,
+                  (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+                  (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+                  fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+                  (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+                  (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      ),
+      n AS (SELECT pg_notify(?, upd.queue) FROM upd)
+      SELECT upd.*, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  // The state guard, as in RETRY: a running job is held by a worker and is never deleted under it.
+  // Binds: id.
+  private static final String DELETE =
+      """
+      DELETE FROM ${schema}.job WHERE id = ? AND state <> 'running'
+      RETURNING id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+                (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+                (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+                attempted_by,
+                (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+                (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+                fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+                (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+                (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      """;
+
+  // A waiting job is cancelled at once; a running one is flagged and its holder told over NOTIFY
+  // (heartbeats carry the flag too, and the rescuer honours it if the holder is gone). Binds: id,
+  // channel.
+  private static final String CANCEL =
+      """
+      WITH upd AS (
+        UPDATE ${schema}.job
+        SET state = CASE WHEN state = 'running' THEN 'running' ELSE 'cancelled' END,
+            finalized_at = CASE WHEN state = 'running' THEN NULL ELSE now() END,
+            metadata = metadata || jsonb_build_object('cancel_requested_at', now())
+        WHERE id = ? AND state IN ('scheduled', 'available', 'running', 'retryable')
+        RETURNING id, state, fence
+      ),
+      n AS (
+        SELECT pg_notify(?, json_build_object('action', 'cancel', 'job_id', id, 'fence', fence)::text)
+        FROM upd WHERE state = 'running'
+      )
+      SELECT state, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  private final SchemaName schema;
+  private final String get;
+  private final String list;
+  private final String retry;
+  private final String delete;
+  private final String cancel;
+
+  /** Prepares the SQL text for {@code schema}. */
+  public AdminStore(SchemaName schema) {
+    this.schema = schema;
+    this.get = schema.expand(GET);
+    this.list = schema.expand(LIST);
+    this.retry = schema.expand(RETRY);
+    this.delete = schema.expand(DELETE);
+    this.cancel = schema.expand(CANCEL);
+  }
+
+  /** Reads one job on {@code c}, or null. */
+  public JobRow get(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(get)) {
+      ps.setLong(1, id);
+      return readOne(ps);
+    }
+  }
+
+  /**
+   * The jobs matching every non-null filter, newest (highest id) first, at most {@code limit}.
+   *
+   * @param state a state as stored, or null for any
+   * @param queue a queue, or null for any
+   * @param kind a kind, or null for any
+   */
+  public List<JobRow> list(Connection c, String state, String queue, String kind, int limit)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(list)) {
+      ps.setString(1, state);
+      ps.setString(2, state);
+      ps.setString(3, queue);
+      ps.setString(4, queue);
+      ps.setString(5, kind);
+      ps.setString(6, kind);
+      ps.setInt(7, limit);
+      List<JobRow> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(JobRow.read(rs, false));
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Makes the job available now if it is not running or available, noting {@code retriedBy} (may be
+   * null) in its metadata; returns the row after, or null when the job does not exist or its state
+   * did not allow it.
+   */
+  public JobRow retry(Connection c, long id, String retriedBy) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(retry)) {
+      ps.setString(1, retriedBy);
+      ps.setLong(2, id);
+      ps.setString(3, schema.insertChannel());
+      return readOne(ps);
+    }
+  }
+
+  /** Deletes the job if it is not running; returns it as deleted, or null if nothing was. */
+  public JobRow delete(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(delete)) {
+      ps.setLong(1, id);
+      return readOne(ps);
+    }
+  }
+
+  /**
+   * Cancels a job: a waiting one at once, a running one by flag and NOTIFY to its holder. Returns
+   * the state after the call ({@code cancelled} or {@code running}), or null when the job does not
+   * exist or is final already.
+   */
+  public String cancel(DataSource ds, long id) {
+    return Db.inTransaction(
+        ds,
+        "cannot cancel job (id=" + id + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(cancel)) {
+            ps.setLong(1, id);
+            ps.setString(2, schema.controlChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? rs.getString(1) : null;
+            }
+          }
+        });
+  }
+
+  private static JobRow readOne(PreparedStatement ps) throws SQLException {
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? JobRow.read(rs, false) : null;
+    }
+  }
+}

@@ -1,0 +1,745 @@
+package dev.baton.internal.db;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The holder's statements: the claim, and every write a holder makes to a job it claimed. Each of
+ * those writes matches {@code (id, fence, state = 'running')}: a write whose holder lost the job (a
+ * new claim drew a new fence, the rescuer or a cancel moved it on) changes nothing and reports so.
+ * This file is the one place that check is written. Times come from the database clock ({@code
+ * now()}), so nodes with skewed clocks still agree on leases.
+ *
+ * <p>Not public API.
+ */
+public final class HolderStore {
+
+  // The claim picks up to N available ids of one queue in claim order, locking them and skipping
+  // rows another claimer holds. MATERIALIZED stops the planner from re-running the pick per updated
+  // row (which could claim more than N, or one row twice). A queue paused cluster-wide yields
+  // nothing (one primary-key probe of the queue table). The picked rows are marked running under a
+  // new fence from the sequence, with a lease and deadline from the database clock. The deadline
+  // is the kind's timeout plus a grace of one lease: the holder interrupts its handler at the
+  // timeout itself; the rescuer acts on the deadline only if the holder did not.
+  //
+  // The picked rows are written through an array of their ids, without a join: a generic plan
+  // estimates a tenth of the table for "LIMIT ?", and a join then scans the whole table for the few
+  // rows picked. Binds: queue, queue, limit, node id, lease ms, timeout kinds, timeout ms, default
+  // timeout ms, lease ms.
+  private static final String CLAIM =
+      """
+      WITH picked AS MATERIALIZED (
+        SELECT id FROM ${schema}.job
+        WHERE state = 'available' AND queue = ?
+          AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
+        ORDER BY priority, scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE ${schema}.job j
+      SET state = 'running',
+          attempt = j.attempt + 1,
+          attempted_at = now(),
+          attempted_by = ?,
+          lease_expires_at = now() + ? * interval '1 millisecond',
+          deadline_at = now() + (coalesce(
+              (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+              ?) + ?) * interval '1 millisecond',
+          fence = nextval('${schema}.job_fence_seq')
+      WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+      RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
+                j.idempotency_key, j.metadata::text AS metadata,
+                -- epoch microseconds: cheaper to read than a timestamptz through the driver
+                (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
+                j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
+                -- how long it had been due, for the pickup latency metric; by the database clock
+                greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
+                  AS due_for_us""";
+
+  // Every write of a holder finds its rows by primary key, one probe per (id, fence) pair (a
+  // LATERAL sub-select per pair), and tests the state against (SELECT 'running'::text), never the
+  // bare literal. Given the literal, the planner can prove job_running_idx's predicate and read
+  // that whole index instead: every running job of every node, for a batch of a few. Statistics
+  // taken while few jobs ran (a table analysed while idle, then a burst) invite that plan, and a
+  // completion or heartbeat would then cost in proportion to the cluster's running jobs, not to its
+  // own batch. The sub-select hides the constant from that proof.
+  //
+  // The pairs are probed one by one because a join of the pairs with a scan of their ids lets the
+  // planner rescan that scan for every pair (a generic plan estimates 10 pairs): quadratic in the
+  // batch. The rows a statement locked are then written through an array of their ids, as the
+  // claim writes its picked rows. FencedWritesProbeTheKeyTest checks the plans, custom and generic.
+  //
+  // The held rows are locked in id order: the completer, a producer completing with its claim, and
+  // a transactional completion write overlapping rows of one node at once, and rows locked in
+  // whatever order a plan visits them could deadlock them.
+
+  // The hot path when a node has finished jobs to report: one statement completes them (each only
+  // if still held) and claims the next batch, as CLAIM does. One commit instead of two per batch.
+  // The two UPDATEs never touch the same row: one takes running rows, the other available ones.
+  // Completions come back as rows with is_done = true, carrying the fence they were written under.
+  // Binds: ids, fences, then CLAIM's.
+  private static final String COMPLETE_AND_CLAIM =
+      """
+      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
+        CROSS JOIN LATERAL (
+          SELECT j.id FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j
+        ) held
+      ),
+      done AS (
+        UPDATE ${schema}.job j
+        SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
+        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+        RETURNING j.id, j.fence
+      ),
+      picked AS MATERIALIZED (
+        SELECT id FROM ${schema}.job
+        WHERE state = 'available' AND queue = ?
+          AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
+        ORDER BY priority, scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      claimed AS (
+        UPDATE ${schema}.job j
+        SET state = 'running',
+            attempt = j.attempt + 1,
+            attempted_at = now(),
+            attempted_by = ?,
+            lease_expires_at = now() + ? * interval '1 millisecond',
+            deadline_at = now() + (coalesce(
+                (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+                ?) + ?) * interval '1 millisecond',
+            fence = nextval('${schema}.job_fence_seq')
+        WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+        RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
+                  j.idempotency_key, j.metadata::text AS metadata,
+                  -- epoch microseconds: cheaper to read than a timestamptz through the driver
+                  (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
+                  j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
+                  -- how long it had been due, for the pickup latency metric; by the database clock
+                  greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
+                    AS due_for_us
+      )
+      SELECT false AS is_done, claimed.* FROM claimed
+      UNION ALL
+      SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL,
+             NULL
+      FROM done""";
+
+  // COMPLETE_AND_CLAIM when completed jobs are not kept (completedRetention zero): the held rows
+  // are deleted, as the CTE "done". A delete writes no new row version and no index entry, where
+  // the update writes both. "counted" adds the deleted jobs to the completion counts
+  // (job_completions, schema version 4) of the current 10-second bucket, per queue, node (the
+  // holder's, attempted_by) and connection (its backend pid), so that queue_stats still counts
+  // them. That row is updated in place and stays locked until this transaction ends; keyed by
+  // connection, it is never wanted by another transaction meanwhile: two statements of a node on
+  // two connections never wait for each other, nor for a handler's transaction that completed its
+  // job (ctx.completeIn) and is still open. Binds: as COMPLETE_AND_CLAIM.
+  private static final String COMPLETE_AND_CLAIM_DELETING =
+      """
+      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
+        CROSS JOIN LATERAL (
+          SELECT j.id FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j
+        ) held
+      ),
+      done AS (
+        DELETE FROM ${schema}.job j
+        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+        RETURNING j.id, j.fence, j.queue, j.attempted_by
+      ),
+      counted AS (
+        INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
+        SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+               coalesce(attempted_by, ''), pg_backend_pid(), count(*)
+        FROM done GROUP BY queue, attempted_by
+        ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
+      ),
+      picked AS MATERIALIZED (
+        SELECT id FROM ${schema}.job
+        WHERE state = 'available' AND queue = ?
+          AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
+        ORDER BY priority, scheduled_at, id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      claimed AS (
+        UPDATE ${schema}.job j
+        SET state = 'running',
+            attempt = j.attempt + 1,
+            attempted_at = now(),
+            attempted_by = ?,
+            lease_expires_at = now() + ? * interval '1 millisecond',
+            deadline_at = now() + (coalesce(
+                (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
+                ?) + ?) * interval '1 millisecond',
+            fence = nextval('${schema}.job_fence_seq')
+        WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+        RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
+                  j.idempotency_key, j.metadata::text AS metadata,
+                  -- epoch microseconds: cheaper to read than a timestamptz through the driver
+                  (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
+                  j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
+                  -- how long it had been due, for the pickup latency metric; by the database clock
+                  greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
+                    AS due_for_us
+      )
+      SELECT false AS is_done, claimed.* FROM claimed
+      UNION ALL
+      SELECT true, done.id, NULL, NULL, NULL, NULL, NULL, done.fence, NULL, NULL, NULL, NULL,
+             NULL
+      FROM done""";
+
+  // Plain completions of many jobs in one statement, each only if still held: a row that another
+  // holder claimed since, or that was rescued or cancelled, is not touched. Returns the fence each
+  // was completed under. Binds: ids, fences.
+  private static final String COMPLETE_MANY_IF_HELD =
+      """
+      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
+        CROSS JOIN LATERAL (
+          SELECT j.id FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j
+        ) held
+      )
+      UPDATE ${schema}.job j
+      SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
+      WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+      RETURNING j.fence""";
+
+  // COMPLETE_MANY_IF_HELD when completed jobs are not kept: deleted and counted as in
+  // COMPLETE_AND_CLAIM_DELETING. Binds: ids, fences.
+  private static final String DELETE_MANY_IF_HELD =
+      """
+      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
+        CROSS JOIN LATERAL (
+          SELECT j.id FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j
+        ) held
+      ),
+      done AS (
+        DELETE FROM ${schema}.job j
+        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+        RETURNING j.id, j.fence, j.queue, j.attempted_by
+      ),
+      counted AS (
+        INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
+        SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+               coalesce(attempted_by, ''), pg_backend_pid(), count(*)
+        FROM done GROUP BY queue, attempted_by
+        ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
+      )
+      SELECT fence FROM done""";
+
+  // Any finish of many jobs in one statement, each only if still held, locked in id order like
+  // COMPLETE_MANY_IF_HELD. Jobs made available again (zero snooze, hand-back) notify their queue.
+  // Binds: ids, fences, states, delays ms, errors, attempt deltas, metadata patches, channel.
+  private static final String FINISH_MANY_IF_HELD =
+      """
+      WITH f AS (
+        SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
+                             ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
+      ),
+      locked AS MATERIALIZED (
+        SELECT held.id, held.fence FROM (SELECT * FROM f ORDER BY f.id) f
+        CROSS JOIN LATERAL (
+          SELECT j.id, j.fence FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j
+        ) held
+      ),
+      upd AS (
+        UPDATE ${schema}.job j
+        SET state = f.state,
+            scheduled_at = CASE WHEN f.delay_ms IS NULL THEN j.scheduled_at
+                                ELSE now() + f.delay_ms * interval '1 millisecond' END,
+            finalized_at = CASE WHEN f.state IN ('completed', 'cancelled', 'discarded')
+                                THEN now() END,
+            attempt = j.attempt + f.attempt_delta,
+            errors = CASE WHEN f.error IS NULL THEN j.errors
+                          ELSE j.errors || jsonb_build_array(f.error || jsonb_build_object('at', now()))
+                     END,
+            metadata = CASE WHEN f.meta IS NULL THEN j.metadata ELSE j.metadata || f.meta END,
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
+        WHERE j.id = locked.id
+        RETURNING j.id, j.fence, j.queue, j.state
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
+      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
+      """;
+
+  // FINISH_MANY_IF_HELD when completed jobs are not kept: the update leaves completions alone,
+  // "done" deletes them and "counted" counts them (as in COMPLETE_AND_CLAIM_DELETING), and their
+  // fences join the update's in the result. Binds: as FINISH_MANY_IF_HELD.
+  private static final String FINISH_MANY_IF_HELD_DELETING =
+      """
+      WITH f AS (
+        SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
+                             ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
+      ),
+      locked AS MATERIALIZED (
+        SELECT held.id, held.fence FROM (SELECT * FROM f ORDER BY f.id) f
+        CROSS JOIN LATERAL (
+          SELECT j.id, j.fence FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j
+        ) held
+      ),
+      upd AS (
+        UPDATE ${schema}.job j
+        SET state = f.state,
+            scheduled_at = CASE WHEN f.delay_ms IS NULL THEN j.scheduled_at
+                                ELSE now() + f.delay_ms * interval '1 millisecond' END,
+            finalized_at = CASE WHEN f.state IN ('completed', 'cancelled', 'discarded')
+                                THEN now() END,
+            attempt = j.attempt + f.attempt_delta,
+            errors = CASE WHEN f.error IS NULL THEN j.errors
+                          ELSE j.errors || jsonb_build_array(f.error || jsonb_build_object('at', now()))
+                     END,
+            metadata = CASE WHEN f.meta IS NULL THEN j.metadata ELSE j.metadata || f.meta END,
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
+        WHERE j.id = locked.id AND f.state <> 'completed'
+        RETURNING j.id, j.fence, j.queue, j.state
+      ),
+      done AS (
+        DELETE FROM ${schema}.job j
+        USING locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
+        WHERE j.id = locked.id AND f.state = 'completed'
+        RETURNING j.fence, j.queue, j.attempted_by
+      ),
+      counted AS (
+        INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
+        SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+               coalesce(attempted_by, ''), pg_backend_pid(), count(*)
+        FROM done GROUP BY queue, attempted_by
+        ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
+      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
+      UNION ALL
+      SELECT done.fence, NULL FROM done
+      """;
+
+  // Transactional completion, on the handler's own connection and transaction. Binds: id, fence.
+  private static final String COMPLETE_IF_HELD =
+      """
+      UPDATE ${schema}.job
+      SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
+      WHERE id = ? AND fence = ? AND state = (SELECT 'running'::text)
+      """;
+
+  // COMPLETE_IF_HELD when completed jobs are not kept: deleted and counted as in
+  // COMPLETE_AND_CLAIM_DELETING. The count's INSERT reports one row when the job was deleted (one
+  // group), none when it was not held: the update count of the statement. Binds: id, fence.
+  private static final String DELETE_IF_HELD =
+      """
+      WITH done AS (
+        DELETE FROM ${schema}.job WHERE id = ? AND fence = ? AND state = (SELECT 'running'::text)
+        RETURNING queue, attempted_by
+      )
+      INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
+      SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+             coalesce(attempted_by, ''), pg_backend_pid(), count(*)
+      FROM done GROUP BY queue, attempted_by
+      ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n""";
+
+  // Lease extension for every job a node holds, in one statement. SKIP LOCKED: a row locked by
+  // someone else (the handler's own transaction after ctx.completeIn, the completer) is skipped,
+  // not waited for, so one open transaction cannot stall every lease of the node. The last SELECT
+  // reads each row as last committed: a job that was not extended but is still running under this
+  // fence was only skipped ("still held"); one that is not was lost. The lease never moves back
+  // (ctx.extendLease may have pushed it further). The cancel flag rides along, for nodes that
+  // missed the NOTIFY. Binds: ids, fences, lease ms.
+  private static final String HEARTBEAT_IF_HELD =
+      """
+      WITH h AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS h(id, fence)),
+      locked AS MATERIALIZED (
+        SELECT held.id FROM h
+        CROSS JOIN LATERAL (
+          SELECT j.id FROM ${schema}.job j
+          WHERE j.id = h.id AND j.fence = h.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j SKIP LOCKED
+        ) held
+      ),
+      upd AS (
+        UPDATE ${schema}.job j
+        SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond')
+        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+        RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
+      )
+      SELECT h.id, upd.id IS NOT NULL AS extended, coalesce(upd.cancel_requested, false),
+             coalesce(j.fence = h.fence AND j.state = 'running', false) AS still_held
+      FROM h
+      LEFT JOIN upd ON upd.id = h.id
+      LEFT JOIN ${schema}.job j ON j.id = h.id
+      """;
+
+  // One job's lease and deadline moved later (ctx.extendLease), never earlier. Binds: extra ms,
+  // extra plus grace ms, id, fence, grace ms.
+  private static final String EXTEND_IF_HELD =
+      """
+      UPDATE ${schema}.job
+      SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond'),
+          deadline_at = greatest(deadline_at, now() + ? * interval '1 millisecond')
+      WHERE id = ? AND fence = ? AND state = (SELECT 'running'::text)
+      RETURNING deadline_at - ? * interval '1 millisecond'
+      """;
+
+  /** What a completion does to the job's row. */
+  public enum CompletedRows {
+    /** The row is kept, state completed, until the cleaner's retention passes. */
+    KEPT,
+    /** The row is deleted by the completion itself (completedRetention zero, no archive). */
+    DELETED
+  }
+
+  private final SchemaName schema;
+  private final boolean deletesCompleted;
+  private final String claim;
+  private final String completeAndClaim;
+  private final String completeManyIfHeld;
+  private final String finishManyIfHeld;
+  private final String completeIfHeld;
+  private final String heartbeatIfHeld;
+  private final String extendIfHeld;
+
+  /** Prepares the SQL text for {@code schema}, keeping completed rows. */
+  public HolderStore(SchemaName schema) {
+    this(schema, CompletedRows.KEPT);
+  }
+
+  /** Prepares the SQL text for {@code schema}, with completions that keep or delete their row. */
+  public HolderStore(SchemaName schema, CompletedRows completed) {
+    this.schema = schema;
+    boolean delete = completed == CompletedRows.DELETED;
+    this.deletesCompleted = delete;
+    this.claim = schema.expand(CLAIM);
+    this.completeAndClaim =
+        schema.expand(delete ? COMPLETE_AND_CLAIM_DELETING : COMPLETE_AND_CLAIM);
+    this.completeManyIfHeld = schema.expand(delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD);
+    this.finishManyIfHeld =
+        schema.expand(delete ? FINISH_MANY_IF_HELD_DELETING : FINISH_MANY_IF_HELD);
+    this.completeIfHeld = schema.expand(delete ? DELETE_IF_HELD : COMPLETE_IF_HELD);
+    this.heartbeatIfHeld = schema.expand(HEARTBEAT_IF_HELD);
+    this.extendIfHeld = schema.expand(EXTEND_IF_HELD);
+  }
+
+  /**
+   * Whether a completion deletes its job's row. A running row then disappears only by its
+   * completion (the cleaner and the admin never delete a running job): a held job whose row is gone
+   * was completed, though not necessarily under this holder's fence.
+   */
+  public boolean deletesCompleted() {
+    return deletesCompleted;
+  }
+
+  /** The schema this store works on. */
+  public SchemaName schema() {
+    return schema;
+  }
+
+  /** Parameters of a claim. */
+  public record ClaimParams(
+      String queue,
+      int limit,
+      String nodeId,
+      Duration lease,
+      String[] timeoutKinds,
+      Long[] timeoutMillis,
+      Duration defaultTimeout) {
+
+    /** The timeout of {@code kind}: its own when it has one, else the default. */
+    long timeoutMillisOf(String kind) {
+      long ms = defaultTimeout.toMillis();
+      for (int k = 0; k < timeoutKinds.length; k++) {
+        if (timeoutKinds[k].equals(kind)) {
+          ms = timeoutMillis[k];
+        }
+      }
+      return ms;
+    }
+  }
+
+  /** Claims up to {@code p.limit()} available jobs of one queue, in one autocommit statement. */
+  public List<ClaimedJob> claim(DataSource ds, ClaimParams p) {
+    return Db.inTransaction(
+        ds,
+        "cannot claim jobs (queue=" + p.queue() + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(claim)) {
+            bindClaim(c, ps, 1, p);
+            List<ClaimedJob> out = new ArrayList<>(p.limit());
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(readClaimed(rs, 1));
+              }
+            }
+            return out;
+          }
+        });
+  }
+
+  /**
+   * What {@link #completeAndClaim} did: the jobs it claimed and the fences of the completions it
+   * wrote (a fence names one claim of one job).
+   */
+  public record CompleteAndClaim(List<ClaimedJob> claimed, Set<Long> completed) {}
+
+  /**
+   * Completes {@code completions} (plain completions, each only if still held) and claims up to
+   * {@code p.limit()} jobs of one queue, in one autocommit statement.
+   */
+  public CompleteAndClaim completeAndClaim(DataSource ds, List<Finish> completions, ClaimParams p) {
+    Long[] ids = new Long[completions.size()];
+    Long[] fences = new Long[completions.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = completions.get(i).id();
+      fences[i] = completions.get(i).fence();
+    }
+    return Db.inTransaction(
+        ds,
+        "cannot complete " + ids.length + " jobs and claim jobs (queue=" + p.queue() + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(completeAndClaim)) {
+            ps.setArray(1, c.createArrayOf("int8", ids));
+            ps.setArray(2, c.createArrayOf("int8", fences));
+            bindClaim(c, ps, 3, p);
+            List<ClaimedJob> claimed = new ArrayList<>(p.limit());
+            Set<Long> completed = new HashSet<>(ids.length * 2);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                if (rs.getBoolean(1)) {
+                  completed.add(rs.getLong(8));
+                } else {
+                  claimed.add(readClaimed(rs, 2));
+                }
+              }
+            }
+            return new CompleteAndClaim(claimed, completed);
+          }
+        });
+  }
+
+  private static void bindClaim(Connection c, PreparedStatement ps, int from, ClaimParams p)
+      throws SQLException {
+    int i = from;
+    ps.setString(i++, p.queue());
+    ps.setString(i++, p.queue());
+    ps.setInt(i++, p.limit());
+    ps.setString(i++, p.nodeId());
+    ps.setLong(i++, p.lease().toMillis());
+    ps.setArray(i++, c.createArrayOf("text", p.timeoutKinds()));
+    ps.setArray(i++, c.createArrayOf("int8", p.timeoutMillis()));
+    ps.setLong(i++, p.defaultTimeout().toMillis());
+    ps.setLong(i, p.lease().toMillis());
+  }
+
+  private static ClaimedJob readClaimed(ResultSet rs, int from) throws SQLException {
+    int i = from;
+    return new ClaimedJob(
+        rs.getLong(i),
+        rs.getString(i + 1),
+        rs.getString(i + 2),
+        rs.getString(i + 3),
+        rs.getInt(i + 4),
+        rs.getInt(i + 5),
+        rs.getLong(i + 6),
+        rs.getString(i + 7),
+        rs.getString(i + 8),
+        Timestamps.instantOfMicros(rs.getLong(i + 9)),
+        rs.getBoolean(i + 10),
+        rs.getLong(i + 11));
+  }
+
+  /**
+   * Writes {@code finishes}, each only if its holder still holds the job. Returns the fences of the
+   * finishes that were written (a fence names one claim of one job); the others were fenced off.
+   */
+  public Set<Long> finishIfHeld(DataSource ds, List<Finish> finishes) {
+    if (finishes.isEmpty()) {
+      return Set.of();
+    }
+    boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
+    return Db.inTransaction(
+        ds,
+        "cannot record finished jobs (" + finishes.size() + " jobs)",
+        c -> allPlain ? completeMany(c, finishes) : finishMany(c, finishes));
+  }
+
+  /** Writes one finish on the caller's connection. Returns whether it was written. */
+  public boolean finishIfHeld(Connection c, Finish finish) throws SQLException {
+    List<Finish> one = List.of(finish);
+    return !(finish.isPlainCompletion() ? completeMany(c, one) : finishMany(c, one)).isEmpty();
+  }
+
+  private Set<Long> completeMany(Connection c, List<Finish> finishes) throws SQLException {
+    Long[] ids = new Long[finishes.size()];
+    Long[] fences = new Long[finishes.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = finishes.get(i).id();
+      fences[i] = finishes.get(i).fence();
+    }
+    try (PreparedStatement ps = c.prepareStatement(completeManyIfHeld)) {
+      ps.setArray(1, c.createArrayOf("int8", ids));
+      ps.setArray(2, c.createArrayOf("int8", fences));
+      return readFences(ps, finishes.size());
+    }
+  }
+
+  private Set<Long> finishMany(Connection c, List<Finish> finishes) throws SQLException {
+    int n = finishes.size();
+    Long[] ids = new Long[n];
+    Long[] fences = new Long[n];
+    String[] states = new String[n];
+    Long[] delays = new Long[n];
+    String[] errors = new String[n];
+    Integer[] deltas = new Integer[n];
+    String[] metas = new String[n];
+    for (int i = 0; i < n; i++) {
+      Finish f = finishes.get(i);
+      ids[i] = f.id();
+      fences[i] = f.fence();
+      states[i] = f.state();
+      delays[i] = f.delayMillis();
+      errors[i] = f.errorJson();
+      deltas[i] = f.attemptDelta();
+      metas[i] = f.metadataPatchJson();
+    }
+    try (PreparedStatement ps = c.prepareStatement(finishManyIfHeld)) {
+      ps.setArray(1, c.createArrayOf("int8", ids));
+      ps.setArray(2, c.createArrayOf("int8", fences));
+      ps.setArray(3, c.createArrayOf("text", states));
+      ps.setArray(4, c.createArrayOf("int8", delays));
+      ps.setArray(5, c.createArrayOf("text", errors));
+      ps.setArray(6, c.createArrayOf("int4", deltas));
+      ps.setArray(7, c.createArrayOf("text", metas));
+      ps.setString(8, schema.insertChannel());
+      return readFences(ps, n);
+    }
+  }
+
+  private static Set<Long> readFences(PreparedStatement ps, int expected) throws SQLException {
+    Set<Long> written = new HashSet<>(expected * 2); // fences of the finishes written
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        written.add(rs.getLong(1));
+      }
+    }
+    return written;
+  }
+
+  /** Completes a job on the handler's connection, fence-checked. Returns whether it matched. */
+  public boolean completeIfHeld(Connection c, long id, long fence) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(completeIfHeld)) {
+      ps.setLong(1, id);
+      ps.setLong(2, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * What a heartbeat learned: the jobs whose lease was extended, those still held but skipped
+   * because their row was locked (extended next beat), and those with a cancel request. A job in
+   * none of the first two was lost.
+   */
+  public record Heartbeat(Set<Long> extended, Set<Long> skipped, Set<Long> cancelRequested) {
+
+    /** Whether the job is still held by this holder (extended now, or skipped while locked). */
+    public boolean held(long id) {
+      return extended.contains(id) || skipped.contains(id);
+    }
+  }
+
+  /** Extends the leases of the given jobs to now + {@code lease}, each only while still held. */
+  public Heartbeat heartbeatIfHeld(DataSource ds, long[] ids, long[] fences, Duration lease) {
+    return Db.inTransaction(
+        ds,
+        "cannot extend leases (" + ids.length + " jobs)",
+        c -> heartbeatIfHeld(c, ids, fences, lease));
+  }
+
+  /** The same, on {@code c} (in autocommit). */
+  public Heartbeat heartbeatIfHeld(Connection c, long[] ids, long[] fences, Duration lease)
+      throws SQLException {
+    Set<Long> extended = new HashSet<>();
+    Set<Long> skipped = new HashSet<>();
+    Set<Long> cancel = new HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement(heartbeatIfHeld)) {
+      ps.setArray(1, array(c, ids));
+      ps.setArray(2, array(c, fences));
+      ps.setLong(3, lease.toMillis());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long id = rs.getLong(1);
+          if (rs.getBoolean(2)) {
+            extended.add(id);
+          } else if (rs.getBoolean(4)) {
+            skipped.add(id);
+          }
+          if (rs.getBoolean(3)) {
+            cancel.add(id);
+          }
+        }
+      }
+    }
+    return new Heartbeat(extended, skipped, cancel);
+  }
+
+  /**
+   * Moves a held job's lease to at least now + {@code extra} and its deadline to at least now +
+   * {@code extra} + {@code deadlineGrace}. Returns the holder's new deadline (the stored one less
+   * the grace), or null if the job is no longer held.
+   */
+  public Instant extendIfHeld(
+      DataSource ds, long id, long fence, Duration extra, Duration deadlineGrace) {
+    return Db.inTransaction(
+        ds,
+        "cannot extend lease of job (id=" + id + ")",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(extendIfHeld)) {
+            ps.setLong(1, extra.toMillis());
+            ps.setLong(2, extra.plus(deadlineGrace).toMillis());
+            ps.setLong(3, id);
+            ps.setLong(4, fence);
+            ps.setLong(5, deadlineGrace.toMillis());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? Timestamps.instant(rs, 1) : null;
+            }
+          }
+        });
+  }
+
+  private static Array array(Connection c, long[] values) throws SQLException {
+    Long[] boxed = new Long[values.length];
+    for (int i = 0; i < values.length; i++) {
+      boxed[i] = values[i];
+    }
+    return c.createArrayOf("int8", boxed);
+  }
+}
