@@ -2,6 +2,7 @@ package dev.baton.internal.completer;
 
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.executor.FinishQueue;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not public API.
  */
-public final class Completer {
+public final class Completer implements FinishQueue {
   private static final Logger log = LoggerFactory.getLogger(Completer.class);
   private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(5);
   private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -84,10 +85,7 @@ public final class Completer {
     state.start(thread::start);
   }
 
-  /**
-   * Queues {@code finish} of {@code job}, blocking while its queue is full; {@code onWritten} is
-   * incremented once the finish is written (not when it is fenced off).
-   */
+  @Override
   public void submit(RunningJob job, Finish finish, LongAdder onWritten)
       throws InterruptedException {
     Pending p = new Pending(job, finish, onWritten, System.nanoTime());

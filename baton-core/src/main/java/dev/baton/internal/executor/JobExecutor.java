@@ -7,7 +7,6 @@ import dev.baton.CancelJob;
 import dev.baton.JobArgs;
 import dev.baton.RetryPolicy;
 import dev.baton.SnoozeJob;
-import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Db;
@@ -73,7 +72,7 @@ public final class JobExecutor {
   // Made when the executor is: made lazily, the first jobs of a fresh client all missed at once,
   // and hundreds of workers queued on one map entry while one of them built the deserializer.
   private final Map<Class<?>, ObjectReader> readers;
-  private final Completer completer;
+  private final FinishQueue completer;
   private final HeldJobs held;
   private final NodeCounters counters;
   private final ExecutorService workers;
@@ -89,7 +88,7 @@ public final class JobExecutor {
       AdminStore admin,
       ObjectMapper mapper,
       Map<String, HandlerEntry<?>> handlers,
-      Completer completer,
+      FinishQueue completer,
       HeldJobs held,
       NodeCounters counters,
       ExecutorService workers,

@@ -1,8 +1,8 @@
 package dev.baton.internal.notify;
 
+import dev.baton.internal.db.ListenStore;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -90,10 +90,7 @@ public final class Notifier {
         if (!c.getAutoCommit()) {
           c.setAutoCommit(true);
         }
-        try (Statement st = c.createStatement()) {
-          st.execute("LISTEN \"" + insertChannel + "\"");
-          st.execute("LISTEN \"" + controlChannel + "\"");
-        }
+        ListenStore.listen(c, insertChannel, controlChannel);
         firstListen.countDown();
         if (!first) {
           log.info("notifier reconnected; claiming at once in case notifications were missed");
@@ -111,9 +108,7 @@ public final class Notifier {
             dispatch(n);
           }
         }
-        try (Statement st = c.createStatement()) {
-          st.execute("UNLISTEN *");
-        }
+        ListenStore.unlistenAll(c);
       } catch (SQLException | RuntimeException e) {
         if (!running) {
           return;

@@ -1,0 +1,27 @@
+package dev.baton;
+
+import dev.baton.testing.ArchitectureRules;
+import org.junit.jupiter.api.Test;
+
+/**
+ * baton-core's layering, checked on its compiled main classes: SQL only in {@code internal.db},
+ * {@code internal.db} below every other internal package, and no cycle between packages.
+ */
+class ArchitectureTest {
+
+  @Test
+  void onlyInternalDbHoldsSql() {
+    ArchitectureRules.sqlOnlyInInternalDb().check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
+  void internalDbDependsOnNoOtherInternalPackage() {
+    ArchitectureRules.internalDbDependsOnNoOtherInternalPackage()
+        .check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
+  void packagesHaveNoCycles() {
+    ArchitectureRules.noCyclesBetweenPackages().check(ArchitectureRules.thisModulesMainClasses());
+  }
+}
