@@ -60,6 +60,8 @@ public final class ArchitectureRules {
           Pattern.compile("\\b(UN)?LISTEN\\s+[\"*]"),
           Pattern.compile("\\bpg_notify\\s*\\("));
 
+  private static JavaClasses mainClasses; // imported once per test JVM, which runs in one module
+
   private ArchitectureRules() {}
 
   /**
@@ -83,10 +85,14 @@ public final class ArchitectureRules {
   }
 
   /** The compiled main classes of the running module ({@code target/classes}). */
-  public static JavaClasses thisModulesMainClasses() {
-    return new ClassFileImporter()
-        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPath(Path.of("target/classes"));
+  public static synchronized JavaClasses thisModulesMainClasses() {
+    if (mainClasses == null) {
+      mainClasses =
+          new ClassFileImporter()
+              .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+              .importPath(Path.of("target/classes"));
+    }
+    return mainClasses;
   }
 
   /** No class uses {@code dev.baton.internal..}: for every module but baton-core. */
