@@ -1,0 +1,24 @@
+package dev.baton.spring.boot.shop;
+
+import dev.baton.JobHandler;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A small shop for the starter's tests: an order service that enqueues a confirmation in its
+ * {@code @Transactional} method, the confirmation's handler as a component, and a handler declared
+ * by a {@code @Bean} method (its args type read from the method's return type) that blocks until it
+ * is interrupted.
+ */
+@SpringBootApplication
+public class ShopApplication {
+
+  /** A handler of {@link Block} jobs that sleeps until interrupted. */
+  @Bean
+  JobHandler<Block> blockHandler(ShopRecord record) {
+    return (ctx, args) -> {
+      record.blockStarted(args.marker());
+      Thread.sleep(60_000);
+    };
+  }
+}
