@@ -19,6 +19,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -37,6 +38,8 @@ import org.springframework.test.context.DynamicPropertySource;
       "management.endpoint.health.show-details=always"
     })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// Closed after the class, while the test database is still up (not at JVM exit).
+@DirtiesContext
 class BatonStarterTest {
   private static final TestDatabase DB = TestDatabase.get();
   private static final String SCHEMA = DB.newSchemaName();
