@@ -6,43 +6,29 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.JobState;
 import dev.baton.migrate.Migrator;
 import dev.baton.spring.boot.shop.SendConfirmation;
-import dev.baton.spring.boot.shop.ShopApplication;
 import dev.baton.testing.TestDatabase;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * An application that only enqueues ({@code baton.enabled=false}) on a schema nobody migrated: it
  * starts, reports {@code baton} DOWN with the reason, UP once the schema is migrated, and enqueues
  * without working the job.
  */
-@SpringBootTest(
-    classes = ShopApplication.class,
-    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    properties = {
-      "baton.enabled=false",
-      "management.endpoints.web.exposure.include=health",
-      "management.endpoint.health.show-details=always"
-    })
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-// Closed after the class, while the test database is still up (not at JVM exit).
-@DirtiesContext
+@ShopWebTest
+@TestPropertySource(properties = {"baton.enabled=false"})
 class BatonHealthOnUnmigratedSchemaTest {
   private static final TestDatabase DB = TestDatabase.get();
   private static final String SCHEMA = DB.newSchemaName();
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
-    registry.add("spring.datasource.url", DB::jdbcUrl);
-    registry.add("baton.schema", () -> SCHEMA);
+    ShopDatabase.register(registry, SCHEMA);
   }
 
   @Autowired Environment environment;

@@ -8,38 +8,28 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.Baton;
 import dev.baton.spring.boot.shop.OrderService;
 import dev.baton.spring.boot.shop.OrderService.Payment;
-import dev.baton.spring.boot.shop.ShopApplication;
 import dev.baton.spring.boot.shop.ShopRecord;
 import dev.baton.testing.TestDatabase;
 import java.time.Duration;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * The starter in a running web application on real PostgreSQL: the transactional enqueue, a handler
  * bean, health and metrics, in one application context.
  */
-@SpringBootTest(
-    classes = ShopApplication.class,
-    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ShopWebTest
+@TestPropertySource(
     properties = {
       "baton.migrate=true",
       "baton.queues.default.concurrency=4",
-      "baton.metrics.refresh-interval=1s",
-      "management.endpoints.web.exposure.include=health,metrics",
-      "management.endpoint.health.show-details=always"
+      "baton.metrics.refresh-interval=1s"
     })
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-// Closed after the class, while the test database is still up (not at JVM exit).
-@DirtiesContext
 class BatonStarterTest {
   private static final TestDatabase DB = TestDatabase.get();
   private static final String SCHEMA = DB.newSchemaName();
@@ -47,8 +37,7 @@ class BatonStarterTest {
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
-    registry.add("spring.datasource.url", DB::jdbcUrl);
-    registry.add("baton.schema", () -> SCHEMA);
+    ShopDatabase.register(registry, SCHEMA);
   }
 
   @Autowired OrderService orders;
