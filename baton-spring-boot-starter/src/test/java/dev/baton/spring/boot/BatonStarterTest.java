@@ -21,7 +21,7 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * The starter in a running web application on real PostgreSQL: the transactional enqueue, a handler
- * bean, health and metrics, in one application context.
+ * bean, a periodic job bean, health and metrics, in one application context.
  */
 @ShopWebTest
 @TestPropertySource(
@@ -67,6 +67,12 @@ class BatonStarterTest {
 
   @Test
   @Order(3)
+  void periodicJobBeanIsEnqueuedByTheLeaderAndRun() {
+    await().atMost(WAIT).until(() -> record.ticks() >= 1);
+  }
+
+  @Test
+  @Order(4)
   void healthIsUpWithSchemaVersionLeaderAndNode() throws Exception {
     Baton client = baton.baton();
     await().atMost(WAIT).until(() -> client.isLeader()); // the only node of a fresh schema leads
@@ -82,7 +88,7 @@ class BatonStarterTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void completedJobsAppearInActuatorMetrics() throws Exception {
     Http.Response r = Http.get(environment, "/actuator/metrics/baton.jobs.completed");
 

@@ -2,6 +2,7 @@ package dev.baton.spring.boot.shop;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.stereotype.Component;
 
 /** What the shop's handlers did, for the tests to read. */
@@ -9,9 +10,19 @@ import org.springframework.stereotype.Component;
 public class ShopRecord {
   private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
   private final Set<String> blocked = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger ticks = new AtomicInteger();
 
   void confirmed(String customer) {
     confirmed.add(customer);
+  }
+
+  void ticked() {
+    ticks.incrementAndGet();
+  }
+
+  /** How many periodic {@link Tick} jobs were handled. */
+  public int ticks() {
+    return ticks.get();
   }
 
   void blockStarted(String marker) {
