@@ -17,8 +17,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Start-up fails with Boot's failure analysis naming what is wrong: a rejected {@code baton.*}
- * property (which one, what it must be, what was given) and a handler bean whose args type cannot
- * be read.
+ * property (which one, what it must be, what was given), a handler bean whose args type cannot be
+ * read, and a schema nobody migrated (with how to migrate it).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class BadConfigurationFailsStartupTest {
@@ -44,6 +44,17 @@ class BadConfigurationFailsStartupTest {
         .contains("APPLICATION FAILED TO START")
         .contains("Baton rejected JobHandler bean \"rawHandler\"")
         .contains("a handler whose args type can be resolved");
+  }
+
+  @Test
+  void unmigratedSchemaFailsStartupSayingHowToMigrate(CapturedOutput output) {
+    assertThatThrownBy(() -> start(ShopApplication.class))
+        .hasRootCauseInstanceOf(dev.baton.SchemaNotMigratedException.class);
+
+    assertThat(output.getOut() + output.getErr())
+        .contains("APPLICATION FAILED TO START")
+        .contains("is not ready")
+        .contains("Set baton.migrate=true to migrate schema");
   }
 
   private static void start(Class<?> application, String... properties) {
