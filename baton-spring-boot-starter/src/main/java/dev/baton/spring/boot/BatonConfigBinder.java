@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.BatonConfig;
+import dev.baton.EnqueueOptions;
 import dev.baton.InvalidConfigException;
 import dev.baton.QueueConfig;
 import dev.baton.RetryPolicy;
@@ -32,11 +33,20 @@ final class BatonConfigBinder {
     set("node-id", p.getNodeId(), b::nodeId);
     Map<String, BatonProperties.Queue> queues = p.getQueues();
     if (queues.isEmpty() && hasHandlers) {
-      b.queue(dev.baton.EnqueueOptions.DEFAULT_QUEUE, QueueConfig.DEFAULT_CONCURRENCY);
+      b.queue(EnqueueOptions.DEFAULT_QUEUE, QueueConfig.DEFAULT_CONCURRENCY);
     }
     queues.forEach(
-        (name, q) ->
-            set("queues." + name + ".concurrency", q, v -> b.queue(name, v.getConcurrency())));
+        (name, q) -> {
+          try {
+            b.queue(name, q.getConcurrency());
+          } catch (InvalidConfigException e) {
+            // the name is the key under baton.queues; the concurrency has a property of its own
+            boolean badName = !QueueConfig.isValidName(name);
+            throw badName
+                ? new InvalidBatonPropertyException("baton.queues", e.expected(), name, e)
+                : rejected("queues." + name + ".concurrency", e);
+          }
+        });
     set("lease", p.getLease(), b::lease);
     set("heartbeat-interval", p.getHeartbeatInterval(), b::heartbeatInterval);
     set("job-timeout", p.getJobTimeout(), b::jobTimeout);
