@@ -1,0 +1,72 @@
+package dev.baton.spring.boot;
+
+import dev.baton.Baton;
+import dev.baton.metrics.BatonMetrics;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Baton's health indicator and meters, for applications with Actuator and Micrometer. The health
+ * indicator ({@code baton}, off with {@code management.health.baton.enabled=false}) is Boot 3's or
+ * Boot 4's type, whichever the application has; {@link BatonMetrics} is a {@code MeterBinder},
+ * which Boot binds to the application's {@code MeterRegistry}.
+ */
+@AutoConfiguration(after = BatonAutoConfiguration.class)
+@ConditionalOnBean(Baton.class)
+public class BatonActuatorAutoConfiguration {
+
+  /** Boot 4: health indicators live in {@code spring-boot-health}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+  @ConditionalOnProperty(
+      prefix = "management.health.baton",
+      name = "enabled",
+      matchIfMissing = true)
+  static class Boot4Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "batonHealthIndicator")
+    BatonBoot4HealthIndicator batonHealthIndicator(Baton baton, DataSource dataSource) {
+      return new BatonBoot4HealthIndicator(new BatonHealth(baton, dataSource));
+    }
+  }
+
+  /** Boot 3: health indicators live in {@code spring-boot-actuator}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+  @ConditionalOnMissingClass("org.springframework.boot.health.contributor.HealthIndicator")
+  @ConditionalOnProperty(
+      prefix = "management.health.baton",
+      name = "enabled",
+      matchIfMissing = true)
+  static class Boot3Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "batonHealthIndicator")
+    BatonHealthIndicator batonHealthIndicator(Baton baton, DataSource dataSource) {
+      return new BatonHealthIndicator(new BatonHealth(baton, dataSource));
+    }
+  }
+
+  /** Micrometer: bound by Boot like any {@code MeterBinder}; closed with the context. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+  @ConditionalOnProperty(prefix = "baton.metrics", name = "enabled", matchIfMissing = true)
+  static class Metrics {
+    @Bean
+    @ConditionalOnMissingBean
+    BatonMetrics batonMetrics(Baton baton, BatonProperties properties) {
+      BatonMetrics.Builder b =
+          BatonMetrics.builder(baton).queueStats(properties.getMetrics().isQueueStats());
+      if (properties.getMetrics().getRefreshInterval() != null) {
+        b.refreshInterval(properties.getMetrics().getRefreshInterval());
+      }
+      return b.build();
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package dev.baton.spring.boot;
+
+import dev.baton.BatonConfig;
+import dev.baton.EnqueueOptions;
+import dev.baton.InvalidConfigException;
+import dev.baton.QueueConfig;
+import dev.baton.RetryPolicy;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.springframework.core.env.Environment;
+
+/**
+ * Turns {@link BatonProperties} into a {@link BatonConfig}. Each value is handed to Baton's
+ * builder, which checks it; a rejection is restated under the Spring property's name with the value
+ * as the configuration wrote it, so the failure analysis can say which line to fix.
+ */
+final class BatonConfigBinder {
+  private final BatonProperties properties;
+  private final Environment environment;
+
+  BatonConfigBinder(BatonProperties properties, Environment environment) {
+    this.properties = properties;
+    this.environment = environment;
+  }
+
+  /** The config; works the default queue when no queue is set and {@code hasHandlers}. */
+  BatonConfig config(boolean hasHandlers) {
+    BatonProperties p = properties;
+    BatonConfig.Builder b = BatonConfig.builder();
+    set("schema", p.getSchema(), b::schema);
+    set("node-id", p.getNodeId(), b::nodeId);
+    Map<String, BatonProperties.Queue> queues = p.getQueues();
+    if (queues.isEmpty() && hasHandlers) {
+      b.queue(EnqueueOptions.DEFAULT_QUEUE, QueueConfig.DEFAULT_CONCURRENCY);
+    }
+    queues.forEach(
+        (name, q) -> {
+          try {
+            b.queue(name, q.getConcurrency());
+          } catch (InvalidConfigException e) {
+            // the name is the key under baton.queues; the concurrency has a property of its own
+            boolean badName = !QueueConfig.isValidName(name);
+            throw badName
+                ? new InvalidBatonPropertyException("baton.queues", e.expected(), name, e)
+                : rejected("queues." + name + ".concurrency", e);
+          }
+        });
+    set("lease", p.getLease(), b::lease);
+    set("heartbeat-interval", p.getHeartbeatInterval(), b::heartbeatInterval);
+    set("job-timeout", p.getJobTimeout(), b::jobTimeout);
+    set("poll-interval", p.getPollInterval(), b::pollInterval);
+    set("poll-only", p.getPollOnly(), b::pollOnly);
+    set("claim-on-enqueue", p.getClaimOnEnqueue(), b::claimOnEnqueue);
+    set("maintenance-interval", p.getMaintenanceInterval(), b::maintenanceInterval);
+    set("maintenance-enabled", p.getMaintenanceEnabled(), b::maintenanceEnabled);
+    set("leader-ttl", p.getLeaderTtl(), b::leaderTtl);
+    set("node-heartbeat-interval", p.getNodeHeartbeatInterval(), b::nodeHeartbeatInterval);
+    set("node-ttl", p.getNodeTtl(), b::nodeTtl);
+    set("clean-interval", p.getCleanInterval(), b::cleanInterval);
+    set("clean-batch-size", p.getCleanBatchSize(), b::cleanBatchSize);
+    set("completed-retention", p.getCompletedRetention(), b::completedRetention);
+    set("cancelled-retention", p.getCancelledRetention(), b::cancelledRetention);
+    set("discarded-retention", p.getDiscardedRetention(), b::discardedRetention);
+    set("archive-finished", p.getArchiveFinished(), b::archiveFinished);
+    set("stop-timeout", p.getStopTimeout(), b::stopTimeout);
+    set("max-args-bytes", p.getMaxArgsBytes(), b::maxArgsBytes);
+    set("allow-unknown-kinds", p.getAllowUnknownKinds(), b::allowUnknownKinds);
+    for (int i = 0; i < p.getKnownKinds().size(); i++) {
+      set("known-kinds[" + i + "]", p.getKnownKinds().get(i), k -> b.knownKinds(k));
+    }
+    set("completer-batch-size", p.getCompleterBatchSize(), b::completerBatchSize);
+    set("completer-capacity", p.getCompleterCapacity(), b::completerCapacity);
+    set("completer-flush-delay", p.getCompleterFlushDelay(), b::completerFlushDelay);
+    set("virtual-threads", p.getVirtualThreads(), b::virtualThreads);
+    set("prefetch", p.getPrefetch(), b::prefetch);
+    RetryPolicy retry = retryPolicy(p.getRetry());
+    if (retry != null) {
+      b.retryPolicy(retry);
+    }
+    try {
+      return b.build();
+    } catch (InvalidConfigException e) {
+      // build() checks combinations; its property is a builder name such as heartbeatInterval
+      throw rejected(kebab(e.property()), e);
+    }
+  }
+
+  private RetryPolicy retryPolicy(BatonProperties.Retry r) {
+    if (r.getBase() == null && r.getCap() == null) {
+      return null;
+    }
+    Duration base = r.getBase() != null ? r.getBase() : RetryPolicy.DEFAULT_BASE;
+    Duration cap = r.getCap() != null ? r.getCap() : RetryPolicy.DEFAULT_CAP;
+    if (base.isNegative() || base.isZero()) {
+      throw new InvalidBatonPropertyException(
+          "baton.retry.base", "more than 0", given("retry.base", base), null);
+    }
+    if (cap.compareTo(base) < 0) {
+      throw new InvalidBatonPropertyException(
+          "baton.retry.cap",
+          "at least baton.retry.base (" + base + ")",
+          given("retry.cap", cap),
+          null);
+    }
+    return RetryPolicy.exponential(base, cap);
+  }
+
+  private <T> void set(String property, T value, Consumer<T> setter) {
+    if (value == null) {
+      return;
+    }
+    try {
+      setter.accept(value);
+    } catch (InvalidConfigException e) {
+      throw rejected(property, e);
+    }
+  }
+
+  private InvalidBatonPropertyException rejected(String property, InvalidConfigException e) {
+    return new InvalidBatonPropertyException(
+        "baton." + property, e.expected(), given(property, e.received()), e);
+  }
+
+  /** The value as the configuration wrote it, e.g. "100ms" rather than PT0.1S. */
+  private Object given(String property, Object parsed) {
+    String raw = environment.getProperty("baton." + property);
+    return raw != null ? raw : parsed;
+  }
+
+  /** {@code heartbeatInterval} becomes {@code heartbeat-interval}; other names stay as they are. */
+  static String kebab(String builderProperty) {
+    if (builderProperty == null || !builderProperty.matches("[a-z][A-Za-z]*")) {
+      return String.valueOf(builderProperty);
+    }
+    return builderProperty.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+  }
+}

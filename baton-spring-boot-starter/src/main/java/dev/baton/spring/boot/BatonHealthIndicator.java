@@ -1,0 +1,20 @@
+package dev.baton.spring.boot;
+
+import org.springframework.boot.actuate.health.AbstractHealthIndicator;
+import org.springframework.boot.actuate.health.Health;
+
+/** The {@code baton} health indicator on Spring Boot 3 (see {@link BatonHealth}). */
+public class BatonHealthIndicator extends AbstractHealthIndicator {
+  private final BatonHealth health;
+
+  BatonHealthIndicator(BatonHealth health) {
+    super("Baton health check failed");
+    this.health = health;
+  }
+
+  @Override
+  protected void doHealthCheck(Health.Builder builder) {
+    BatonHealth.Report r = health.check();
+    (r.up() ? builder.up() : builder.down()).withDetails(r.details());
+  }
+}

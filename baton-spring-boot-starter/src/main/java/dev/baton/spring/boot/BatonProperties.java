@@ -1,0 +1,554 @@
+package dev.baton.spring.boot;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code baton.*} properties: one for every {@link dev.baton.BatonConfig} setting, plus the
+ * starter's own ({@code enabled}, {@code migrate}, {@code retry}, {@code metrics}). A setting left
+ * unset keeps Baton's default, named in its description; durations take Spring's format ({@code
+ * 30s}, {@code 500ms}, {@code 1h}, ISO-8601, or a plain number of milliseconds). Values are checked
+ * by {@link dev.baton.BatonConfig.Builder} when the {@code Baton} bean is built; a rejected one
+ * fails start-up with a message naming the property, what was expected and what was given.
+ */
+@ConfigurationProperties(prefix = "baton")
+public class BatonProperties {
+
+  /**
+   * Whether this application works jobs: starts Baton's workers and maintenance when the context
+   * has started and stops them when it closes. False for an application that only enqueues: the
+   * Baton bean is still there for enqueueing and reading jobs.
+   */
+  private boolean enabled = true;
+
+  /**
+   * Whether the Baton schema is migrated (Migrator.up()) when the Baton bean is created. Off by
+   * default: most teams apply the SQL that Migrator.print() writes with their own migration tool.
+   * Needs DDL rights.
+   */
+  private boolean migrate = false;
+
+  /**
+   * Schema of Baton's tables: 1-55 lower-case letters, digits and _, starting with a letter or _.
+   */
+  private String schema = "baton";
+
+  /**
+   * This node's id, recorded on the jobs it claims; default host-pid-random. 1-128 printable ASCII
+   * characters without spaces; unique per running client.
+   */
+  private String nodeId;
+
+  /**
+   * The queues this node works, by name, each with its concurrency. When none is set and the
+   * application has JobHandler beans, it works the queue "default" with 16 slots.
+   */
+  private Map<String, Queue> queues = new LinkedHashMap<>();
+
+  /** How long a claim holds a job without a heartbeat; default 30s, range 500ms..1h. */
+  private Duration lease;
+
+  /** How often leases of running jobs are extended; default a third of the lease. */
+  private Duration heartbeatInterval;
+
+  /** Timeout of a job whose handler has none of its own; default 5m, range 10ms..7d. */
+  private Duration jobTimeout;
+
+  /** Fallback poll interval (LISTEN/NOTIFY wakes workers sooner); default 1s, range 10ms..1h. */
+  private Duration pollInterval;
+
+  /** Turns LISTEN/NOTIFY off (e.g. behind PgBouncer in transaction mode); default false. */
+  private Boolean pollOnly;
+
+  /**
+   * Whether a job enqueued on Baton's own connection (outside a transaction) for a queue this node
+   * works is claimed in the insert itself; default true.
+   */
+  private Boolean claimOnEnqueue;
+
+  /** Interval of the leader's rescue, schedule and periodic passes; default 1s, range 10ms..1h. */
+  private Duration maintenanceInterval;
+
+  /**
+   * Whether this node may become the cluster's leader and run maintenance; default true. At least
+   * one node of a cluster must.
+   */
+  private Boolean maintenanceEnabled;
+
+  /** Lease of the leader role; default 10s, range 300ms..10m. */
+  private Duration leaderTtl;
+
+  /** Interval of this node's registry heartbeat; default 10s, range 100ms..10m. */
+  private Duration nodeHeartbeatInterval;
+
+  /**
+   * How long a node may miss heartbeats before it is pruned; default 60s, range 1s..1d, and more
+   * than twice node-heartbeat-interval.
+   */
+  private Duration nodeTtl;
+
+  /** Interval of the cleaner's passes; default 30s, range 10ms..1d. */
+  private Duration cleanInterval;
+
+  /** Rows the cleaner deletes per statement; default 1000, range 1..100000. */
+  private Integer cleanBatchSize;
+
+  /** How long completed jobs are kept; default 24h, range 0..3650d. */
+  private Duration completedRetention;
+
+  /** How long cancelled jobs are kept; default 7d, range 0..3650d. */
+  private Duration cancelledRetention;
+
+  /** How long discarded jobs are kept; default 7d, range 0..3650d. */
+  private Duration discardedRetention;
+
+  /** Whether finished jobs past retention move to job_archive instead of being deleted. */
+  private Boolean archiveFinished;
+
+  /**
+   * How long stopping (when the context closes) waits for running handlers before interrupting them
+   * and handing their jobs back; default 10s, range 0..1h.
+   */
+  private Duration stopTimeout;
+
+  /** Largest args accepted at enqueue, in bytes of JSON; default 1048576, range 1..67108864. */
+  private Integer maxArgsBytes;
+
+  /** Whether jobs of kinds without a handler bean in this application may be enqueued. */
+  private Boolean allowUnknownKinds;
+
+  /** Kinds this application may enqueue without handling them (e.g. send_email). */
+  private List<String> knownKinds = new ArrayList<>();
+
+  /** Most finishes written in one statement; default 2000, range 1..50000. */
+  private Integer completerBatchSize;
+
+  /** Finishes that may wait to be written before handlers block; default 10000. */
+  private Integer completerCapacity;
+
+  /** How long a completion may wait for the next claim to carry it; default 2ms, range 0..1s. */
+  private Duration completerFlushDelay;
+
+  /** Whether handlers run on virtual threads; default: yes on Java 21+, a pool on Java 17. */
+  private Boolean virtualThreads;
+
+  /** Jobs each queue claims ahead of its free slots; default each queue's concurrency. */
+  private Integer prefetch;
+
+  /** Backoff of failed attempts. */
+  private final Retry retry = new Retry();
+
+  /** The Micrometer meters (bound when the application has a MeterRegistry). */
+  private final Metrics metrics = new Metrics();
+
+  /** One queue this node works. */
+  public static class Queue {
+    /** Jobs of this queue running at once on this node, 1..10000. */
+    private int concurrency = 16;
+
+    /** Jobs of this queue running at once on this node. */
+    public int getConcurrency() {
+      return concurrency;
+    }
+
+    /** Sets the jobs of this queue running at once on this node. */
+    public void setConcurrency(int concurrency) {
+      this.concurrency = concurrency;
+    }
+  }
+
+  /** Exponential backoff with jitter: min(cap, base * 2^(attempt-1)), +-20%. */
+  public static class Retry {
+    /** Delay after the first failed attempt; default 1s; more than 0. */
+    private Duration base;
+
+    /** Longest delay between attempts; default 1h; at least base. */
+    private Duration cap;
+
+    /** Delay after the first failed attempt. */
+    public Duration getBase() {
+      return base;
+    }
+
+    /** Sets the delay after the first failed attempt. */
+    public void setBase(Duration base) {
+      this.base = base;
+    }
+
+    /** Longest delay between attempts. */
+    public Duration getCap() {
+      return cap;
+    }
+
+    /** Sets the longest delay between attempts. */
+    public void setCap(Duration cap) {
+      this.cap = cap;
+    }
+  }
+
+  /** The Micrometer meters. */
+  public static class Metrics {
+    /** Whether Baton's meters are bound to the application's MeterRegistry. */
+    private boolean enabled = true;
+
+    /** How often the cluster-wide queue gauges are read from the database; default 5s. */
+    private Duration refreshInterval;
+
+    /** Whether the cluster-wide queue gauges (depth, oldest age, failure share) are read. */
+    private boolean queueStats = true;
+
+    /** Whether Baton's meters are bound. */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /** Sets whether Baton's meters are bound. */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** How often the queue gauges are read. */
+    public Duration getRefreshInterval() {
+      return refreshInterval;
+    }
+
+    /** Sets how often the queue gauges are read. */
+    public void setRefreshInterval(Duration refreshInterval) {
+      this.refreshInterval = refreshInterval;
+    }
+
+    /** Whether the queue gauges are read. */
+    public boolean isQueueStats() {
+      return queueStats;
+    }
+
+    /** Sets whether the queue gauges are read. */
+    public void setQueueStats(boolean queueStats) {
+      this.queueStats = queueStats;
+    }
+  }
+
+  /** The value of {@code baton.enabled}. */
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  /** Sets {@code baton.enabled}. */
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  /** The value of {@code baton.migrate}. */
+  public boolean isMigrate() {
+    return migrate;
+  }
+
+  /** Sets {@code baton.migrate}. */
+  public void setMigrate(boolean migrate) {
+    this.migrate = migrate;
+  }
+
+  /** The value of {@code baton.schema}. */
+  public String getSchema() {
+    return schema;
+  }
+
+  /** Sets {@code baton.schema}. */
+  public void setSchema(String schema) {
+    this.schema = schema;
+  }
+
+  /** The value of {@code baton.node-id}. */
+  public String getNodeId() {
+    return nodeId;
+  }
+
+  /** Sets {@code baton.node-id}. */
+  public void setNodeId(String nodeId) {
+    this.nodeId = nodeId;
+  }
+
+  /** The value of {@code baton.queues}. */
+  public Map<String, Queue> getQueues() {
+    return queues;
+  }
+
+  /** Sets {@code baton.queues}. */
+  public void setQueues(Map<String, Queue> queues) {
+    this.queues = queues;
+  }
+
+  /** The value of {@code baton.lease}. */
+  public Duration getLease() {
+    return lease;
+  }
+
+  /** Sets {@code baton.lease}. */
+  public void setLease(Duration lease) {
+    this.lease = lease;
+  }
+
+  /** The value of {@code baton.heartbeat-interval}. */
+  public Duration getHeartbeatInterval() {
+    return heartbeatInterval;
+  }
+
+  /** Sets {@code baton.heartbeat-interval}. */
+  public void setHeartbeatInterval(Duration heartbeatInterval) {
+    this.heartbeatInterval = heartbeatInterval;
+  }
+
+  /** The value of {@code baton.job-timeout}. */
+  public Duration getJobTimeout() {
+    return jobTimeout;
+  }
+
+  /** Sets {@code baton.job-timeout}. */
+  public void setJobTimeout(Duration jobTimeout) {
+    this.jobTimeout = jobTimeout;
+  }
+
+  /** The value of {@code baton.poll-interval}. */
+  public Duration getPollInterval() {
+    return pollInterval;
+  }
+
+  /** Sets {@code baton.poll-interval}. */
+  public void setPollInterval(Duration pollInterval) {
+    this.pollInterval = pollInterval;
+  }
+
+  /** The value of {@code baton.poll-only}. */
+  public Boolean getPollOnly() {
+    return pollOnly;
+  }
+
+  /** Sets {@code baton.poll-only}. */
+  public void setPollOnly(Boolean pollOnly) {
+    this.pollOnly = pollOnly;
+  }
+
+  /** The value of {@code baton.claim-on-enqueue}. */
+  public Boolean getClaimOnEnqueue() {
+    return claimOnEnqueue;
+  }
+
+  /** Sets {@code baton.claim-on-enqueue}. */
+  public void setClaimOnEnqueue(Boolean claimOnEnqueue) {
+    this.claimOnEnqueue = claimOnEnqueue;
+  }
+
+  /** The value of {@code baton.maintenance-interval}. */
+  public Duration getMaintenanceInterval() {
+    return maintenanceInterval;
+  }
+
+  /** Sets {@code baton.maintenance-interval}. */
+  public void setMaintenanceInterval(Duration maintenanceInterval) {
+    this.maintenanceInterval = maintenanceInterval;
+  }
+
+  /** The value of {@code baton.maintenance-enabled}. */
+  public Boolean getMaintenanceEnabled() {
+    return maintenanceEnabled;
+  }
+
+  /** Sets {@code baton.maintenance-enabled}. */
+  public void setMaintenanceEnabled(Boolean maintenanceEnabled) {
+    this.maintenanceEnabled = maintenanceEnabled;
+  }
+
+  /** The value of {@code baton.leader-ttl}. */
+  public Duration getLeaderTtl() {
+    return leaderTtl;
+  }
+
+  /** Sets {@code baton.leader-ttl}. */
+  public void setLeaderTtl(Duration leaderTtl) {
+    this.leaderTtl = leaderTtl;
+  }
+
+  /** The value of {@code baton.node-heartbeat-interval}. */
+  public Duration getNodeHeartbeatInterval() {
+    return nodeHeartbeatInterval;
+  }
+
+  /** Sets {@code baton.node-heartbeat-interval}. */
+  public void setNodeHeartbeatInterval(Duration nodeHeartbeatInterval) {
+    this.nodeHeartbeatInterval = nodeHeartbeatInterval;
+  }
+
+  /** The value of {@code baton.node-ttl}. */
+  public Duration getNodeTtl() {
+    return nodeTtl;
+  }
+
+  /** Sets {@code baton.node-ttl}. */
+  public void setNodeTtl(Duration nodeTtl) {
+    this.nodeTtl = nodeTtl;
+  }
+
+  /** The value of {@code baton.clean-interval}. */
+  public Duration getCleanInterval() {
+    return cleanInterval;
+  }
+
+  /** Sets {@code baton.clean-interval}. */
+  public void setCleanInterval(Duration cleanInterval) {
+    this.cleanInterval = cleanInterval;
+  }
+
+  /** The value of {@code baton.clean-batch-size}. */
+  public Integer getCleanBatchSize() {
+    return cleanBatchSize;
+  }
+
+  /** Sets {@code baton.clean-batch-size}. */
+  public void setCleanBatchSize(Integer cleanBatchSize) {
+    this.cleanBatchSize = cleanBatchSize;
+  }
+
+  /** The value of {@code baton.completed-retention}. */
+  public Duration getCompletedRetention() {
+    return completedRetention;
+  }
+
+  /** Sets {@code baton.completed-retention}. */
+  public void setCompletedRetention(Duration completedRetention) {
+    this.completedRetention = completedRetention;
+  }
+
+  /** The value of {@code baton.cancelled-retention}. */
+  public Duration getCancelledRetention() {
+    return cancelledRetention;
+  }
+
+  /** Sets {@code baton.cancelled-retention}. */
+  public void setCancelledRetention(Duration cancelledRetention) {
+    this.cancelledRetention = cancelledRetention;
+  }
+
+  /** The value of {@code baton.discarded-retention}. */
+  public Duration getDiscardedRetention() {
+    return discardedRetention;
+  }
+
+  /** Sets {@code baton.discarded-retention}. */
+  public void setDiscardedRetention(Duration discardedRetention) {
+    this.discardedRetention = discardedRetention;
+  }
+
+  /** The value of {@code baton.archive-finished}. */
+  public Boolean getArchiveFinished() {
+    return archiveFinished;
+  }
+
+  /** Sets {@code baton.archive-finished}. */
+  public void setArchiveFinished(Boolean archiveFinished) {
+    this.archiveFinished = archiveFinished;
+  }
+
+  /** The value of {@code baton.stop-timeout}. */
+  public Duration getStopTimeout() {
+    return stopTimeout;
+  }
+
+  /** Sets {@code baton.stop-timeout}. */
+  public void setStopTimeout(Duration stopTimeout) {
+    this.stopTimeout = stopTimeout;
+  }
+
+  /** The value of {@code baton.max-args-bytes}. */
+  public Integer getMaxArgsBytes() {
+    return maxArgsBytes;
+  }
+
+  /** Sets {@code baton.max-args-bytes}. */
+  public void setMaxArgsBytes(Integer maxArgsBytes) {
+    this.maxArgsBytes = maxArgsBytes;
+  }
+
+  /** The value of {@code baton.allow-unknown-kinds}. */
+  public Boolean getAllowUnknownKinds() {
+    return allowUnknownKinds;
+  }
+
+  /** Sets {@code baton.allow-unknown-kinds}. */
+  public void setAllowUnknownKinds(Boolean allowUnknownKinds) {
+    this.allowUnknownKinds = allowUnknownKinds;
+  }
+
+  /** The value of {@code baton.known-kinds}. */
+  public List<String> getKnownKinds() {
+    return knownKinds;
+  }
+
+  /** Sets {@code baton.known-kinds}. */
+  public void setKnownKinds(List<String> knownKinds) {
+    this.knownKinds = knownKinds;
+  }
+
+  /** The value of {@code baton.completer-batch-size}. */
+  public Integer getCompleterBatchSize() {
+    return completerBatchSize;
+  }
+
+  /** Sets {@code baton.completer-batch-size}. */
+  public void setCompleterBatchSize(Integer completerBatchSize) {
+    this.completerBatchSize = completerBatchSize;
+  }
+
+  /** The value of {@code baton.completer-capacity}. */
+  public Integer getCompleterCapacity() {
+    return completerCapacity;
+  }
+
+  /** Sets {@code baton.completer-capacity}. */
+  public void setCompleterCapacity(Integer completerCapacity) {
+    this.completerCapacity = completerCapacity;
+  }
+
+  /** The value of {@code baton.completer-flush-delay}. */
+  public Duration getCompleterFlushDelay() {
+    return completerFlushDelay;
+  }
+
+  /** Sets {@code baton.completer-flush-delay}. */
+  public void setCompleterFlushDelay(Duration completerFlushDelay) {
+    this.completerFlushDelay = completerFlushDelay;
+  }
+
+  /** The value of {@code baton.virtual-threads}. */
+  public Boolean getVirtualThreads() {
+    return virtualThreads;
+  }
+
+  /** Sets {@code baton.virtual-threads}. */
+  public void setVirtualThreads(Boolean virtualThreads) {
+    this.virtualThreads = virtualThreads;
+  }
+
+  /** The value of {@code baton.prefetch}. */
+  public Integer getPrefetch() {
+    return prefetch;
+  }
+
+  /** Sets {@code baton.prefetch}. */
+  public void setPrefetch(Integer prefetch) {
+    this.prefetch = prefetch;
+  }
+
+  /** The value of {@code baton.retry}. */
+  public Retry getRetry() {
+    return retry;
+  }
+
+  /** The value of {@code baton.metrics}. */
+  public Metrics getMetrics() {
+    return metrics;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.baton.spring.boot.shop;
+
+import dev.baton.JobHandler;
+import dev.baton.PeriodicJob;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A small shop for the starter's tests: an order service that enqueues a confirmation in its
+ * {@code @Transactional} method, the confirmation's handler as a component, and a handler declared
+ * by a {@code @Bean} method (its args type read from the method's return type) that blocks until it
+ * is interrupted, and a periodic job bean.
+ */
+@SpringBootApplication
+public class ShopApplication {
+
+  /** A periodic job: a {@link Tick} every second, enqueued by the leader. */
+  @Bean
+  PeriodicJob everySecond() {
+    return PeriodicJob.cron("tick", "* * * * * *", new Tick());
+  }
+
+  /** A handler of {@link Tick} jobs. */
+  @Bean
+  JobHandler<Tick> tickHandler(ShopRecord record) {
+    return (ctx, args) -> record.ticked();
+  }
+
+  /** A handler of {@link Block} jobs that sleeps until interrupted. */
+  @Bean
+  JobHandler<Block> blockHandler(ShopRecord record) {
+    return (ctx, args) -> {
+      record.blockStarted(args.marker());
+      Thread.sleep(60_000);
+    };
+  }
+}

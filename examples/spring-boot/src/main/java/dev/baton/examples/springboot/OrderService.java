@@ -1,0 +1,73 @@
+package dev.baton.examples.springboot;
+
+import dev.baton.EnqueueOptions;
+import dev.baton.spring.boot.BatonTemplate;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/** Places orders and reads them back. */
+@Service
+public class OrderService {
+  private static final EnqueueOptions EMAIL_QUEUE =
+      EnqueueOptions.builder().queue("email").maxAttempts(10).build();
+
+  private final JdbcTemplate jdbc;
+  private final BatonTemplate baton;
+
+  OrderService(JdbcTemplate jdbc, BatonTemplate baton) {
+    this.jdbc = jdbc;
+    this.baton = baton;
+  }
+
+  /**
+   * Writes the order and enqueues its confirmation email in one transaction: both commit, or
+   * neither does, so no email goes out for an order that was rolled back and no order lacks its
+   * email.
+   */
+  @Transactional
+  public PlacedOrder place(NewOrder order) {
+    long id =
+        jdbc.queryForObject(
+            "INSERT INTO shop.orders (customer, email, total_cents) VALUES (?, ?, ?) RETURNING id",
+            Long.class,
+            order.customer(),
+            order.email(),
+            order.totalCents());
+    long jobId =
+        baton.enqueue(new SendOrderEmail(id, order.email(), order.totalCents()), EMAIL_QUEUE).id();
+    return new PlacedOrder(id, jobId);
+  }
+
+  /** The order {@code id} and whether its email was sent. */
+  public Optional<OrderView> find(long id) {
+    List<OrderView> rows =
+        jdbc.query(
+            """
+            SELECT o.id, o.customer, o.email, o.total_cents,
+                   EXISTS (SELECT 1 FROM shop.sent_emails e WHERE e.order_id = o.id) AS emailed
+            FROM shop.orders o WHERE o.id = ?
+            """,
+            (rs, n) ->
+                new OrderView(
+                    rs.getLong(1),
+                    rs.getString(2),
+                    rs.getString(3),
+                    rs.getLong(4),
+                    rs.getBoolean(5)),
+            id);
+    return rows.stream().findFirst();
+  }
+
+  /** An order as posted. */
+  public record NewOrder(String customer, String email, long totalCents) {}
+
+  /** A placed order and the id of its email job. */
+  public record PlacedOrder(long orderId, long emailJobId) {}
+
+  /** An order as stored, and whether its confirmation email was sent. */
+  public record OrderView(
+      long id, String customer, String email, long totalCents, boolean emailed) {}
+}
