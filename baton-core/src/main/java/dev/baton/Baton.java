@@ -25,6 +25,9 @@ import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.MigrationStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.executor.Drainer;
+import dev.baton.internal.executor.FinishQueue;
+import dev.baton.internal.executor.HandlerChain;
 import dev.baton.internal.executor.HandlerEntry;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
@@ -40,11 +43,13 @@ import dev.baton.internal.maintenance.Scheduler;
 import dev.baton.internal.notify.Notifier;
 import dev.baton.internal.producer.Producer;
 import dev.baton.migrate.Migrator;
+import dev.baton.spi.JobInterceptor;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -118,6 +123,7 @@ public final class Baton implements AutoCloseable {
   private final BatonConfig config;
   private final ObjectMapper mapper;
   private final Map<String, HandlerEntry<?>> handlers;
+  private final List<JobInterceptor> interceptors;
   private final SchemaName schema;
   private final EnqueueStore enqueueStore;
   private final HolderStore holderStore;
@@ -149,7 +155,10 @@ public final class Baton implements AutoCloseable {
     this.dataSource = b.dataSource;
     this.config = b.config;
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
-    this.handlers = Collections.unmodifiableMap(new LinkedHashMap<>(b.handlers));
+    this.interceptors = List.copyOf(b.interceptors);
+    Map<String, HandlerEntry<?>> instrumented = new LinkedHashMap<>();
+    b.handlers.forEach((kind, h) -> instrumented.put(kind, instrumented(h)));
+    this.handlers = Collections.unmodifiableMap(instrumented);
     this.schema = SchemaName.of(config.schema());
     this.enqueueStore = new EnqueueStore(schema);
     this.holderStore =
@@ -200,7 +209,7 @@ public final class Baton implements AutoCloseable {
    * @throws InvalidJobException if the args are too large or cannot be serialised
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
-    EnqueueStore.NewJob job = prepare(args, options);
+    EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
     Producer local =
         config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())
@@ -241,7 +250,7 @@ public final class Baton implements AutoCloseable {
    */
   public EnqueueResult enqueue(Connection c, JobArgs args, EnqueueOptions options) {
     Objects.requireNonNull(c, "connection");
-    EnqueueStore.NewJob job = prepare(args, options);
+    EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
     try {
       return result(enqueueStore.enqueue(c, job));
     } catch (SQLException e) {
@@ -305,13 +314,31 @@ public final class Baton implements AutoCloseable {
         throw new InvalidJobException("cannot enqueue jobs: request " + i + " is null");
       }
       try {
-        jobs.add(prepare(r.args(), r.options()));
+        jobs.add(prepare(r.args(), intercepted(r.args(), r.options())));
       } catch (InvalidJobException e) {
         throw new InvalidJobException(
             "cannot enqueue jobs: request " + i + ": " + e.getMessage(), e);
       }
     }
     return jobs;
+  }
+
+  /** {@code options} with the metadata the client's interceptors add to a job of {@code args}. */
+  private EnqueueOptions intercepted(JobArgs args, EnqueueOptions options) {
+    if (interceptors.isEmpty()) {
+      return options;
+    }
+    Objects.requireNonNull(args, "args");
+    Objects.requireNonNull(options, "options");
+    String kind = kinds.get(args.getClass());
+    Map<String, Object> added = new LinkedHashMap<>();
+    for (JobInterceptor i : interceptors) {
+      Map<String, ?> entries = i.enqueueMetadata(kind, options);
+      if (entries != null) {
+        added.putAll(entries);
+      }
+    }
+    return options.withMetadataDefaults(added);
   }
 
   private EnqueueStore.NewJob prepare(JobArgs args, EnqueueOptions options) {
@@ -387,6 +414,71 @@ public final class Baton implements AutoCloseable {
   /** An enqueue's result; its {@link Job} is parsed from {@code row} when first asked for. */
   private EnqueueResult result(JobRow row) {
     return new EnqueueResult(row.id(), row.existing(), () -> row.toJob(mapper));
+  }
+
+  // ---------------------------------------------------------------- drain (tests)
+
+  /** Most jobs one {@link #drain(String, Instant)} runs before it gives up: 1,000. */
+  public static final int DEFAULT_DRAIN_MAX_RUNS = 1_000;
+
+  /** Drains {@code queue} at {@code now}, running at most {@value #DEFAULT_DRAIN_MAX_RUNS} jobs. */
+  public List<JobRun> drain(String queue, Instant now) {
+    return drain(queue, now, DEFAULT_DRAIN_MAX_RUNS);
+  }
+
+  /**
+   * Works the due jobs of {@code queue} on the calling thread, one at a time, with this client's
+   * handlers, and returns what became of each, in the order they ran. For tests: {@code
+   * baton-test}'s {@code drain} calls it with its settable clock.
+   *
+   * <p>Time is {@code now}, not the database's clock: jobs of the queue that are {@code scheduled}
+   * or {@code retryable} for a time at or before {@code now} are made available, and a retry or
+   * snooze delay counts from {@code now} (to the millisecond). A later call with a later {@code
+   * now} runs what became due meanwhile. Every available job runs, whatever its run-at time. Jobs
+   * are claimed as a producer claims them (attempt, fence, lease and deadline; priority, run-at
+   * time, id), each job's outcome is written before the next is claimed, and jobs that the handlers
+   * enqueue in the queue, or snooze to a time not after {@code now}, run in the same call. The
+   * handler's timeout interrupts it in real time, as in a started client; leases are not extended
+   * and nothing is rescued. The queue need not be one of the config's queues; a paused queue runs
+   * nothing.
+   *
+   * @throws IllegalStateException if this client is started (its producers work the same jobs)
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   * @throws IllegalArgumentException if {@code maxRuns} is under 1
+   * @throws BatonException if more than {@code maxRuns} jobs would run (a handler that enqueues or
+   *     snoozes jobs without end), or on a database error
+   */
+  public List<JobRun> drain(String queue, Instant now, int maxRuns) {
+    requireQueueName(queue);
+    Objects.requireNonNull(now, "now");
+    if (maxRuns < 1) {
+      throw new IllegalArgumentException("drain maxRuns must be at least 1, got " + maxRuns);
+    }
+    lifecycleLock.lock();
+    try {
+      if (lifecycle == Lifecycle.RUNNING) {
+        throw new IllegalStateException(
+            "cannot drain queue "
+                + queue
+                + " (node="
+                + nodeId()
+                + "): this client is started and its producers work the queue; drain with a"
+                + " client that is not started");
+      }
+    } finally {
+      lifecycleLock.unlock();
+    }
+    HolderStore.ClaimParams claim =
+        new HolderStore.ClaimParams(
+            queue,
+            1,
+            nodeId(),
+            config.lease(),
+            timeoutKinds(),
+            timeoutMillis(),
+            config.jobTimeout());
+    return new Drainer(dataSource, holderStore, adminStore, held, counters, mapper)
+        .drain(new Drainer.Settings(claim, now, maxRuns), this::newExecutor);
   }
 
   // ---------------------------------------------------------------- cluster
@@ -548,32 +640,7 @@ public final class Baton implements AutoCloseable {
             capacity,
             config.completerFlushDelay());
     completer.start();
-    List<String> timeoutKinds = new ArrayList<>();
-    List<Long> timeoutMillis = new ArrayList<>();
-    for (HandlerEntry<?> h : handlers.values()) {
-      if (h.timeout() != null) {
-        timeoutKinds.add(h.kind());
-        timeoutMillis.add(h.timeout().toMillis());
-      }
-    }
-    executor =
-        new JobExecutor(
-            dataSource,
-            holderStore,
-            adminStore,
-            mapper,
-            handlers,
-            completer,
-            held,
-            counters,
-            workers,
-            timer,
-            new JobExecutor.Settings(
-                schema.name(),
-                nodeId(),
-                config.jobTimeout(),
-                config.lease(),
-                config.retryPolicy()));
+    executor = newExecutor(workers, completer, timer);
     heartbeater =
         new Heartbeater(
             dataSource, holderStore, held, counters, config.lease(), config.heartbeatInterval());
@@ -594,12 +661,47 @@ public final class Baton implements AutoCloseable {
                   nodeId(),
                   config.lease(),
                   config.pollInterval(),
-                  timeoutKinds.toArray(new String[0]),
-                  timeoutMillis.toArray(new Long[0]),
+                  timeoutKinds(),
+                  timeoutMillis(),
                   config.jobTimeout(),
                   config.completerBatchSize(),
                   config.prefetchOf(q.concurrency()))));
     }
+  }
+
+  private JobExecutor newExecutor(
+      ExecutorService workers, FinishQueue finishes, ScheduledExecutorService timer) {
+    return new JobExecutor(
+        dataSource,
+        holderStore,
+        adminStore,
+        mapper,
+        handlers,
+        finishes,
+        held,
+        counters,
+        workers,
+        timer,
+        new JobExecutor.Settings(
+            schema.name(), nodeId(), config.jobTimeout(), config.lease(), config.retryPolicy()));
+  }
+
+  /**
+   * The kinds whose handlers have a timeout of their own, in the order of {@link #timeoutMillis}.
+   */
+  private String[] timeoutKinds() {
+    return handlers.values().stream()
+        .filter(h -> h.timeout() != null)
+        .map(HandlerEntry::kind)
+        .toArray(String[]::new);
+  }
+
+  /** The timeouts of {@link #timeoutKinds}, in milliseconds. */
+  private Long[] timeoutMillis() {
+    return handlers.values().stream()
+        .filter(h -> h.timeout() != null)
+        .map(h -> h.timeout().toMillis())
+        .toArray(Long[]::new);
   }
 
   private void startNotifier() {
@@ -903,6 +1005,11 @@ public final class Baton implements AutoCloseable {
     };
   }
 
+  private <A extends JobArgs> HandlerEntry<A> instrumented(HandlerEntry<A> h) {
+    return new HandlerEntry<>(
+        h.kind(), h.argsType(), HandlerChain.wrap(h.handler(), interceptors), h.timeout());
+  }
+
   static ObjectMapper defaultMapper() {
     // Jackson recycles its parse buffers per thread by default; a worker on virtual threads runs
     // each job on a new thread, so every parse of args would allocate fresh buffers. A bounded
@@ -922,6 +1029,7 @@ public final class Baton implements AutoCloseable {
     private ObjectMapper mapper;
     private final Map<String, HandlerEntry<?>> handlers = new LinkedHashMap<>();
     private final Map<String, PeriodicJob> periodic = new LinkedHashMap<>();
+    private final List<JobInterceptor> interceptors = new ArrayList<>();
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -986,6 +1094,15 @@ public final class Baton implements AutoCloseable {
             "periodic job name", "unique per client (already registered)", job.name());
       }
       periodic.put(job.name(), job);
+      return this;
+    }
+
+    /**
+     * Adds an interceptor around this client's enqueues and handler runs (tracing, context
+     * propagation); see {@link JobInterceptor}. The first one added is the outermost.
+     */
+    public Builder interceptor(JobInterceptor interceptor) {
+      interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
       return this;
     }
 

@@ -82,6 +82,25 @@ public final class EnqueueOptions {
     return metadata;
   }
 
+  /**
+   * These options with {@code entries} added to the metadata, each only where the metadata has no
+   * entry of that key: what an interceptor adds never overrides what the caller set.
+   */
+  EnqueueOptions withMetadataDefaults(Map<String, ?> entries) {
+    if (entries.isEmpty()) {
+      return this;
+    }
+    Builder b = new Builder();
+    b.queue = queue;
+    b.priority = priority;
+    b.runAt = runAt;
+    b.maxAttempts = maxAttempts;
+    b.idempotencyKey = idempotencyKey;
+    entries.forEach(b::metadata);
+    b.metadata.putAll(metadata);
+    return new EnqueueOptions(b);
+  }
+
   /** Builds {@link EnqueueOptions}; each setter rejects a bad value at once. */
   public static final class Builder {
     private String queue = DEFAULT_QUEUE;

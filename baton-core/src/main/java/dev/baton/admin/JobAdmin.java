@@ -178,17 +178,33 @@ public final class JobAdmin {
   /** The jobs matching {@code filter}, newest first. */
   public List<Job> list(ListFilter filter) {
     Objects.requireNonNull(filter, "filter");
+    return Db.inTransaction(
+        dataSource, "cannot list jobs (schema=" + schema + ")", c -> listOn(c, filter));
+  }
+
+  /**
+   * The jobs matching {@code filter}, newest first, read on the caller's {@code connection} in
+   * whatever transaction it is in: jobs that transaction enqueued and has not committed are listed
+   * too (a test that enqueues inside a transaction it rolls back checks its jobs this way).
+   */
+  public List<Job> list(Connection connection, ListFilter filter) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(filter, "filter");
+    try {
+      return listOn(connection, filter);
+    } catch (SQLException e) {
+      throw Db.wrap("cannot list jobs (schema=" + schema + ")", e);
+    }
+  }
+
+  private List<Job> listOn(Connection c, ListFilter filter) throws SQLException {
     List<JobRow> rows =
-        Db.inTransaction(
-            dataSource,
-            "cannot list jobs (schema=" + schema + ")",
-            c ->
-                store.list(
-                    c,
-                    filter.state() == null ? null : filter.state().dbName(),
-                    filter.queue(),
-                    filter.kind(),
-                    filter.limit()));
+        store.list(
+            c,
+            filter.state() == null ? null : filter.state().dbName(),
+            filter.queue(),
+            filter.kind(),
+            filter.limit());
     return rows.stream().map(r -> r.toJob(mapper)).toList();
   }
 
