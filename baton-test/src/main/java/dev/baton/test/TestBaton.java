@@ -59,7 +59,7 @@ public final class TestBaton {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.mapper = Objects.requireNonNull(mapper, "objectMapper");
-    this.admin = new JobAdmin(dataSource, baton.config().schema());
+    this.admin = new JobAdmin(dataSource, baton.config());
   }
 
   /** Helpers for {@code baton}, reading on {@code dataSource} (the client's), with a new clock. */
