@@ -24,7 +24,7 @@ public final class TestDatabase {
   public static final String URL_VARIABLE = "BATON_TEST_DATABASE_URL";
 
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
-  private static volatile TestDatabase instance;
+  private static TestDatabase instance; // guarded by TestDatabase.class
 
   private final String jdbcUrl;
   private final PGSimpleDataSource dataSource;
@@ -40,18 +40,11 @@ public final class TestDatabase {
    *
    * @throws IllegalStateException if the embedded server cannot start
    */
-  public static TestDatabase get() {
-    TestDatabase db = instance;
-    if (db == null) {
-      synchronized (TestDatabase.class) {
-        db = instance;
-        if (db == null) {
-          db = new TestDatabase(startServer());
-          instance = db;
-        }
-      }
+  public static synchronized TestDatabase get() {
+    if (instance == null) {
+      instance = new TestDatabase(startServer());
     }
-    return db;
+    return instance;
   }
 
   private static String startServer() {
