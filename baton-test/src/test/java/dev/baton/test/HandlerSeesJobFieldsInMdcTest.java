@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.MDC;
@@ -46,18 +47,18 @@ class HandlerSeesJobFieldsInMdcTest {
 
   @Test
   void theFieldsAreSetOnTheHandlersThreadAndClearedAfter(TestSchema schema) {
-    Map<String, String>[] seen = new Map[1];
+    AtomicReference<Map<String, String>> seen = new AtomicReference<>();
     Baton baton =
         Baton.builder(schema.dataSource())
             .config(schema.config().build())
-            .handler(Audit.class, (ctx, a) -> seen[0] = MDC.getCopyOfContextMap())
+            .handler(Audit.class, (ctx, a) -> seen.set(MDC.getCopyOfContextMap()))
             .build();
     long id = baton.enqueue(new Audit(2), EnqueueOptions.builder().queue("drained").build()).id();
 
     // A drain runs the handler on this thread: the fields are there during, gone after.
     baton.drain("drained", Instant.now().plus(Duration.ofDays(1)));
 
-    assertThat(seen[0])
+    assertThat(seen.get())
         .containsEntry("job_id", Long.toString(id))
         .containsEntry("queue", "drained")
         .containsEntry("attempt", "1");
