@@ -37,7 +37,11 @@ public final class HandlerChain {
       MDC.put(MDC_QUEUE, ctx.queue());
       MDC.put(MDC_ATTEMPT, Integer.toString(ctx.attempt()));
       try {
-        proceed(interceptors, 0, ctx, () -> handler.work(ctx, args));
+        if (interceptors.isEmpty()) {
+          handler.work(ctx, args); // the common case: no chain to build per job
+        } else {
+          proceed(interceptors, 0, ctx, () -> handler.work(ctx, args));
+        }
       } finally {
         MDC.remove(MDC_JOB_ID);
         MDC.remove(MDC_KIND);
