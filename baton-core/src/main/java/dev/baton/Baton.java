@@ -439,9 +439,7 @@ public final class Baton implements AutoCloseable {
    * time, id), each job's outcome is written before the next is claimed, and jobs that the handlers
    * enqueue in the queue, or snooze to a time not after {@code now}, run in the same call. The
    * handler's timeout interrupts it in real time, as in a started client; leases are not extended
-   * and nothing is rescued. One delay still counts from the database's clock: the retry of a
-   * handler that completed the job in its own transaction ({@link JobContext#completeIn}) which
-   * then rolled back. The queue need not be one of the config's queues; a paused queue runs
+   * and nothing is rescued. The queue need not be one of the config's queues; a paused queue runs
    * nothing.
    *
    * @throws IllegalStateException if this client is started (its producers work the same jobs)

@@ -9,6 +9,7 @@ import dev.baton.EnqueueOptions;
 import dev.baton.JobArgs;
 import dev.baton.JobHandler;
 import dev.baton.SnoozeJob;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,6 +115,30 @@ class DrainTest {
               assertThat(o.attempt()).isEqualTo(2);
               assertThat(o.outcome()).isEqualTo(Outcome.COMPLETED);
             });
+  }
+
+  @Test
+  void aTransactionalCompletionThatRolledBackIsRetriedByTheClockToo() {
+    TestBaton t =
+        client(
+            (ctx, w) -> {
+              if (ctx.attempt() == 1) {
+                try (Connection c = schema.dataSource().getConnection()) {
+                  c.setAutoCommit(false);
+                  ctx.completeIn(c);
+                  c.rollback(); // the handler's own write failed after the completion
+                }
+              }
+            });
+    batonOf(t).enqueue(new Work(1), inQueue());
+
+    JobOutcome first = t.drain(queue).get(0);
+    assertThat(first.outcome()).isEqualTo(Outcome.RETRYABLE);
+    assertThat(first.error().error()).isEqualTo("transaction_rolled_back");
+    assertThat(first.nextRunAt()).isEqualTo(t.clock().instant().plus(BACKOFF));
+    assertThat(t.drain(queue)).isEmpty();
+    t.clock().advance(BACKOFF);
+    assertThat(t.drain(queue)).extracting(JobOutcome::outcome).containsExactly(Outcome.COMPLETED);
   }
 
   @Test

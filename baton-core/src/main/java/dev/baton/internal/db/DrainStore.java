@@ -1,7 +1,9 @@
 package dev.baton.internal.db;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import javax.sql.DataSource;
 
@@ -29,8 +31,9 @@ public final class DrainStore {
            + (SELECT count(*) FROM ${schema}.job WHERE queue = ? AND state = 'available')
       """;
 
-  // finishIfHeld's second statement, in the finish's transaction: the run-at time by the drain's
-  // clock instead of the database's. Binds: run-at, id, fence.
+  // The run-at time by the drain's clock instead of the database's: finishIfHeld's second
+  // statement,
+  // in the finish's transaction, and setRunAt's. Binds: run-at, id, fence.
   private static final String SET_RUN_AT =
       """
       UPDATE ${schema}.job SET scheduled_at = ? WHERE id = ? AND fence = ?
@@ -79,14 +82,32 @@ public final class DrainStore {
         c -> {
           boolean written = holder.finishIfHeld(c, finish);
           if (written && finish.delayMillis() != null) {
-            try (PreparedStatement ps = c.prepareStatement(setRunAt)) {
-              Timestamps.setInstant(ps, 1, now.plusMillis(finish.delayMillis()));
-              ps.setLong(2, finish.id());
-              ps.setLong(3, finish.fence());
-              ps.executeUpdate();
-            }
+            setRunAt(c, finish.id(), finish.fence(), now.plusMillis(finish.delayMillis()));
           }
           return written;
         });
+  }
+
+  /**
+   * Sets the run-at time of the job {@code id} as its claim of {@code fence} left it (a retry
+   * written outside the drain's finishes, by the database's clock).
+   */
+  public void setRunAt(DataSource ds, long id, long fence, Instant runAt) {
+    Db.inTransaction(
+        ds,
+        "cannot set the run-at time of job (id=" + id + ")",
+        c -> {
+          setRunAt(c, id, fence, runAt);
+          return null;
+        });
+  }
+
+  private void setRunAt(Connection c, long id, long fence, Instant runAt) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(setRunAt)) {
+      Timestamps.setInstant(ps, 1, runAt);
+      ps.setLong(2, id);
+      ps.setLong(3, fence);
+      ps.executeUpdate();
+    }
   }
 }

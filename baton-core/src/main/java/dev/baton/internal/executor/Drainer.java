@@ -2,6 +2,7 @@ package dev.baton.internal.executor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonException;
+import dev.baton.JobError;
 import dev.baton.JobRun;
 import dev.baton.JobState;
 import dev.baton.internal.db.AdminStore;
@@ -11,6 +12,7 @@ import dev.baton.internal.db.DrainStore;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +30,9 @@ import javax.sql.DataSource;
  * deadline) and run by a {@link JobExecutor} of the client's handlers whose worker is the calling
  * thread; its finish is written before the next job is claimed. Time is the drain's {@code now}:
  * jobs waiting for a time at or before it are made due, and retry and snooze delays count from it,
- * so a test moves time by calling again with a later {@code now}. The handler's timeout is enforced
- * in real time, as in a started client.
+ * so a test moves time by calling again with a later {@code now} (the one retry the executor writes
+ * itself, after a transactional completion that rolled back, is moved onto that clock afterwards).
+ * The handler's timeout is enforced in real time, as in a started client.
  *
  * <p>Not public API.
  */
@@ -123,7 +126,11 @@ public final class Drainer implements FinishQueue {
         held.add(rj);
         counters.claimed.increment();
         executor.execute(rj);
-        runs.add(runOf(job));
+        JobRun run = runOf(job);
+        if (rj.completedInTransaction() && run.state() == JobState.RETRYABLE) {
+          run = retryByTheDrainsClock(job, run);
+        }
+        runs.add(run);
       }
       return runs;
     } finally {
@@ -145,6 +152,22 @@ public final class Drainer implements FinishQueue {
     } finally {
       held.remove(job);
     }
+  }
+
+  /**
+   * A handler that completed its job in its own transaction, which then rolled back, is retried by
+   * the executor's own check, outside the drain's finishes: its run-at time came from the
+   * database's clock. That statement stamped the error with the same clock, so the delay is their
+   * difference; it is counted again from the drain's time.
+   */
+  private JobRun retryByTheDrainsClock(ClaimedJob job, JobRun run) {
+    List<JobError> errors = run.job().errors();
+    if (errors.isEmpty()) {
+      return run;
+    }
+    Duration delay = Duration.between(errors.get(errors.size() - 1).at(), run.job().scheduledAt());
+    drains.setRunAt(dataSource, job.id(), job.fence(), now.plus(delay));
+    return runOf(job);
   }
 
   private JobRun runOf(ClaimedJob job) {
