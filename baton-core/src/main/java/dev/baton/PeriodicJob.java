@@ -3,11 +3,15 @@ package dev.baton;
 import com.cronutils.model.Cron;
 import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A job enqueued on a cron schedule by the cluster's leader. Register the same periodic jobs on
@@ -100,6 +104,21 @@ public final class PeriodicJob {
       throw new InvalidConfigException(
           "schedule of periodic job " + name, expected + " (" + e.getMessage() + ")", expression);
     }
+  }
+
+  /**
+   * The first due time of the cron {@code expression} (five or six fields, as {@link #cron}
+   * accepts) evaluated in {@code zone} that is strictly after {@code after}; empty when the
+   * expression has none.
+   *
+   * @throws InvalidConfigException if the expression is not valid
+   */
+  public static Optional<Instant> nextDue(String expression, ZoneId zone, Instant after) {
+    Objects.requireNonNull(zone, "zone");
+    Objects.requireNonNull(after, "after");
+    return ExecutionTime.forCron(parse("(schedule)", expression))
+        .nextExecution(after.atZone(zone))
+        .map(ZonedDateTime::toInstant);
   }
 
   /** The same job with these enqueue options. Their idempotency key must be unset. */

@@ -2,12 +2,19 @@ package dev.baton.admin;
 
 import dev.baton.BatonException;
 import dev.baton.SchemaNotMigratedException;
+import dev.baton.internal.db.BrowseStore;
+import dev.baton.internal.db.Db;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.db.StatsStore;
 import dev.baton.migrate.Migrator;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import javax.sql.DataSource;
 
 /**
@@ -97,9 +104,25 @@ public final class StatsAdmin {
     }
   }
 
+  /**
+   * Completions of one queue per time bucket, oldest bucket first; read by {@link #completions}.
+   *
+   * @param queue the queue
+   * @param bucket the length of each bucket
+   * @param completed completions per bucket; the last one ends at the time of the read
+   */
+  public record QueueCompletions(String queue, Duration bucket, List<Long> completed) {
+
+    /** Copies {@code completed}. */
+    public QueueCompletions {
+      completed = List.copyOf(completed);
+    }
+  }
+
   private final DataSource dataSource;
   private final SchemaName schema;
   private final StatsStore store;
+  private final BrowseStore browse;
 
   /**
    * Statistics of the queues in {@code schema}. Does no I/O until used.
@@ -110,6 +133,53 @@ public final class StatsAdmin {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = SchemaName.of(schema);
     this.store = new StatsStore(this.schema);
+    this.browse = new BrowseStore(this.schema);
+  }
+
+  /**
+   * Completions per queue over the last {@code window}, in buckets of {@code bucket}, for a chart
+   * of throughput: the completed rows still kept plus the completions that deleted their row, as in
+   * {@link QueueStats#completed1h()}. Only queues with a completion in the window are listed, by
+   * name. Reads the completed rows of the window through {@code job_finalized_idx}: the cost grows
+   * with the completions in the window.
+   *
+   * @param window 1 second..1 day
+   * @param bucket 1 second..{@code window}, whole seconds; the window is cut into {@code
+   *     ceil(window / bucket)} buckets
+   * @throws IllegalArgumentException if {@code window} or {@code bucket} is out of range
+   */
+  public List<QueueCompletions> completions(Duration window, Duration bucket) {
+    Objects.requireNonNull(window, "window");
+    Objects.requireNonNull(bucket, "bucket");
+    long w = window.toSeconds();
+    long b = bucket.toSeconds();
+    if (w < 1 || w > 86_400 || b < 1 || b > w) {
+      throw new IllegalArgumentException(
+          "invalid completions window: window must be 1 s..1 day and bucket 1 s..window, got window "
+              + window
+              + " and bucket "
+              + bucket);
+    }
+    int buckets = (int) ((w + b - 1) / b);
+    List<BrowseStore.Completions> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot read completions (schema=" + schema + ")",
+            c -> browse.completions(c, w, b));
+    Map<String, long[]> byQueue = new TreeMap<>();
+    for (BrowseStore.Completions r : rows) {
+      if (r.bucketsAgo() < buckets) {
+        byQueue.computeIfAbsent(r.queue(), q -> new long[buckets])[buckets - 1 - r.bucketsAgo()] +=
+            r.completed();
+      }
+    }
+    List<QueueCompletions> out = new ArrayList<>(byQueue.size());
+    byQueue.forEach(
+        (q, counts) ->
+            out.add(
+                new QueueCompletions(
+                    q, Duration.ofSeconds(b), Arrays.stream(counts).boxed().toList())));
+    return out;
   }
 
   /** The statement {@link #queues()} runs (for tests that check its plan). */

@@ -1,0 +1,234 @@
+package dev.baton.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.baton.Job;
+import dev.baton.JobState;
+import dev.baton.internal.db.BrowseStore;
+import dev.baton.internal.db.Db;
+import dev.baton.internal.db.JobRow;
+import dev.baton.internal.db.SchemaName;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Pages through the jobs of a schema for a person looking at them (the dashboard): filtered by
+ * state, queue, kind, id or idempotency key, one page at a time by keyset, so that every page costs
+ * what the first one does however many rows the table holds.
+ *
+ * <p>The order follows the state filtered on, each read through an index: no state, newest first
+ * (by id, which grows with the enqueue time); {@code completed}, {@code cancelled}, {@code
+ * discarded}, most recently finalized first; {@code scheduled}, {@code retryable}, next due first;
+ * {@code available}, in the order workers claim them (queue, priority, due time); {@code running},
+ * latest attempt first. A kind filter is checked on the rows that order reads (no index has kinds),
+ * so a rare kind among many rows of the other filters is found only after reading past the others.
+ *
+ * <p>Rows change while one pages: a job that changes state moves out of (or into) a state filter
+ * between pages, so it may be seen twice or not at all; no page ever fails for it. Thread-safe;
+ * each call is one statement on its own connection.
+ *
+ * <pre>{@code
+ * JobBrowser browser = new JobBrowser(dataSource, "baton");
+ * JobBrowser.Filter discarded = JobBrowser.Filter.ANY.withState(JobState.DISCARDED);
+ * JobBrowser.Page page = browser.page(discarded, null, 50);
+ * while (page.next() != null) {
+ *   page = browser.page(discarded, page.next(), 50);
+ * }
+ * }</pre>
+ */
+public final class JobBrowser {
+
+  /** Jobs on a page when no size is given: 50. */
+  public static final int DEFAULT_PAGE_SIZE = 50;
+
+  /** Most jobs on one page: 1,000. */
+  public static final int MAX_PAGE_SIZE = 1_000;
+
+  /**
+   * Which jobs to read: those matching every non-null field.
+   *
+   * @param state only jobs in this state
+   * @param queue only jobs of this queue
+   * @param kind only jobs of this kind
+   * @param id only the job with this id
+   * @param idempotencyKey only the job with this idempotency key
+   */
+  public record Filter(JobState state, String queue, String kind, Long id, String idempotencyKey) {
+
+    /** Every job. */
+    public static final Filter ANY = new Filter(null, null, null, null, null);
+
+    /** This filter with {@code state} (null: any). */
+    public Filter withState(JobState state) {
+      return new Filter(state, queue, kind, id, idempotencyKey);
+    }
+
+    /** This filter with {@code queue} (null: any). */
+    public Filter withQueue(String queue) {
+      return new Filter(state, queue, kind, id, idempotencyKey);
+    }
+
+    /** This filter with {@code kind} (null: any). */
+    public Filter withKind(String kind) {
+      return new Filter(state, queue, kind, id, idempotencyKey);
+    }
+
+    /** This filter with {@code id} (null: any). */
+    public Filter withId(Long id) {
+      return new Filter(state, queue, kind, id, idempotencyKey);
+    }
+
+    /** This filter with {@code idempotencyKey} (null: any). */
+    public Filter withIdempotencyKey(String idempotencyKey) {
+      return new Filter(state, queue, kind, id, idempotencyKey);
+    }
+
+    private BrowseStore.Filter toStore() {
+      return new BrowseStore.Filter(
+          state == null ? null : state.dbName(), queue, kind, id, idempotencyKey);
+    }
+  }
+
+  /**
+   * One page of jobs.
+   *
+   * @param jobs the jobs, in the filter's order
+   * @param next the cursor of the next page (pass it to {@link #page}), or null when this is the
+   *     last; valid only with the same filter's state
+   */
+  public record Page(List<Job> jobs, String next) {
+
+    /** Copies {@code jobs}. */
+    public Page {
+      jobs = List.copyOf(jobs);
+    }
+  }
+
+  private static final String CURSOR_VERSION = "1";
+
+  private final DataSource dataSource;
+  private final SchemaName schema;
+  private final BrowseStore store;
+  private final ObjectMapper mapper;
+
+  /**
+   * A browser of the jobs in {@code schema}. Does no I/O until used.
+   *
+   * @throws dev.baton.InvalidConfigException if the schema name is not valid
+   */
+  public JobBrowser(DataSource dataSource, String schema) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = SchemaName.of(schema);
+    this.store = new BrowseStore(this.schema);
+    this.mapper =
+        new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+  }
+
+  /**
+   * Up to {@code size} jobs matching {@code filter}, starting after {@code cursor} (null: the first
+   * page).
+   *
+   * @param cursor a {@link Page#next()} of an earlier page of a filter with the same state, or null
+   * @param size jobs on the page, 1..{@value #MAX_PAGE_SIZE}
+   * @throws IllegalArgumentException if {@code size} is out of range or {@code cursor} is not one
+   *     this class made for a filter with this state
+   */
+  public Page page(Filter filter, String cursor, int size) {
+    Objects.requireNonNull(filter, "filter");
+    if (size < 1 || size > MAX_PAGE_SIZE) {
+      throw new IllegalArgumentException(
+          "invalid page of jobs: size must be 1.." + MAX_PAGE_SIZE + ", got " + size);
+    }
+    BrowseStore.Filter f = filter.toStore();
+    BrowseStore.After after = cursor == null ? null : decode(cursor, f.order());
+    List<JobRow> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot read a page of jobs (schema=" + schema + ")",
+            c -> store.page(c, f, after, size + 1));
+    List<Job> jobs = new ArrayList<>(Math.min(size, rows.size()));
+    for (int i = 0; i < rows.size() && i < size; i++) {
+      jobs.add(rows.get(i).toJob(mapper));
+    }
+    String next = rows.size() > size ? encode(f.order(), jobs.get(size - 1)) : null;
+    return new Page(jobs, next);
+  }
+
+  /**
+   * How many jobs match {@code filter}, counting at most {@code cap} (a result of {@code cap} means
+   * "at least"), so that a count over millions of rows stops early.
+   *
+   * @param cap 1..10,000,000
+   */
+  public long count(Filter filter, long cap) {
+    Objects.requireNonNull(filter, "filter");
+    if (cap < 1 || cap > 10_000_000) {
+      throw new IllegalArgumentException("invalid count cap: must be 1..10000000, got " + cap);
+    }
+    BrowseStore.Filter f = filter.toStore();
+    return Db.inTransaction(
+        dataSource, "cannot count jobs (schema=" + schema + ")", c -> store.count(c, f, cap));
+  }
+
+  // A cursor is the sort key of the page's last job, in base64url so that it passes through a URL
+  // unchanged: version, order, then the key's fields.
+  private static String encode(BrowseStore.Order order, Job last) {
+    Instant at =
+        switch (order) {
+          case FINALIZED -> last.finalizedAt();
+          case DUE, CLAIM -> last.scheduledAt();
+          case ATTEMPTED -> last.attemptedAt();
+          case NEWEST -> Instant.EPOCH;
+        };
+    long micros = ChronoUnit.MICROS.between(Instant.EPOCH, at == null ? Instant.EPOCH : at);
+    String text =
+        String.join(
+            "|",
+            CURSOR_VERSION,
+            order.name(),
+            Long.toString(last.id()),
+            Long.toString(micros),
+            Integer.toString(last.priority()),
+            last.queue());
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static BrowseStore.After decode(String cursor, BrowseStore.Order order) {
+    String[] parts;
+    try {
+      parts =
+          new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8).split("\\|", 6);
+    } catch (IllegalArgumentException e) {
+      throw badCursor(cursor, "it is not base64url");
+    }
+    if (parts.length != 6 || !CURSOR_VERSION.equals(parts[0])) {
+      throw badCursor(cursor, "it is not a cursor of this version");
+    }
+    if (!order.name().equals(parts[1])) {
+      throw badCursor(cursor, "it was made for a filter with another state");
+    }
+    try {
+      return new BrowseStore.After(
+          Long.parseLong(parts[2]), Long.parseLong(parts[3]), parts[5], Integer.parseInt(parts[4]));
+    } catch (NumberFormatException e) {
+      throw badCursor(cursor, "its fields are not numbers");
+    }
+  }
+
+  private static IllegalArgumentException badCursor(String cursor, String why) {
+    String shown = cursor.length() > 40 ? cursor.substring(0, 40) + "..." : cursor;
+    return new IllegalArgumentException(
+        "invalid page cursor \"" + shown + "\": " + why + "; pass the next cursor of a page");
+  }
+}

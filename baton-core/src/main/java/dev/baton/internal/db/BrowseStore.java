@@ -1,0 +1,405 @@
+package dev.baton.internal.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The reads of a person browsing the queue (the dashboard, through {@code dev.baton.admin}): pages
+ * of jobs by keyset, capped counts of a filtered set, completions per time bucket, and the periodic
+ * schedules. Read-only; each read is one statement.
+ *
+ * <p>A page is ordered by the index its state can read, so that the next page starts where the
+ * last one ended (a keyset, never an {@code OFFSET}) and costs the same on the thousandth page as
+ * on the first: no state, newest first by id (the primary key); a final state, most recently
+ * finalized first ({@code job_finalized_idx}); {@code scheduled} or {@code retryable}, next due
+ * first ({@code job_waiting_idx}); {@code available}, in claim order ({@code job_claim_idx});
+ * {@code running}, latest attempt first (at most the cluster's concurrency of rows). One statement
+ * per order; each names its partial index's state as a literal, so that every plan of it, custom
+ * or generic, can read that index. A null filter matches every row: the server plans each
+ * execution with its values, and a null value folds its condition away, as in {@link AdminStore}.
+ *
+ * <p>Not public API.
+ */
+public final class BrowseStore {
+
+  /** How a page is ordered, which decides the shape of its keyset. */
+  public enum Order {
+    /** {@code id DESC}: key {@code (id)}. */
+    NEWEST,
+    /** {@code finalized_at DESC, id DESC}: key {@code (finalized_at, id)}. */
+    FINALIZED,
+    /** {@code scheduled_at, id}: key {@code (scheduled_at, id)}. */
+    DUE,
+    /** {@code queue, priority, scheduled_at, id}: key of all four. */
+    CLAIM,
+    /** {@code attempted_at DESC, id DESC}: key {@code (attempted_at, id)}. */
+    ATTEMPTED
+  }
+
+  /**
+   * Which jobs to read; null means any.
+   *
+   * @param state a stored state name
+   * @param queue a queue name
+   * @param kind a kind
+   * @param id one job id
+   * @param idempotencyKey one idempotency key
+   */
+  public record Filter(String state, String queue, String kind, Long id, String idempotencyKey) {
+
+    /** The order of a page of this filter. */
+    public Order order() {
+      if (state == null) {
+        return Order.NEWEST;
+      }
+      return switch (state) {
+        case "completed", "cancelled", "discarded" -> Order.FINALIZED;
+        case "scheduled", "retryable" -> Order.DUE;
+        case "available" -> Order.CLAIM;
+        case "running" -> Order.ATTEMPTED;
+        default -> throw new IllegalArgumentException("unknown job state \"" + state + "\"");
+      };
+    }
+  }
+
+  /**
+   * Where a page starts: after the job with these sort-key values (those of {@link Filter#order()}
+   * that apply; the others are ignored).
+   *
+   * @param id the last job's id
+   * @param atMicros its finalized_at, scheduled_at or attempted_at, as microseconds since the epoch
+   * @param queue its queue ({@link Order#CLAIM})
+   * @param priority its priority ({@link Order#CLAIM})
+   */
+  public record After(long id, long atMicros, String queue, int priority) {}
+
+  // Every page statement: the job columns JobRow#read takes, in its order, from job j. ORDER BY
+  // names j's columns: the selected epoch microseconds carry the same names, and sorting by those
+  // would sort every match, as no index holds them. Times of the keyset are bound as epoch plus a
+  // count of microseconds, exact (a double would round them). Binds of each: id twice, key twice,
+  // queue twice, kind twice, then the statement's own.
+
+  // Binds: the filters, after-id twice, limit.
+  private static final String PAGE_NEWEST =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job j
+      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND (?::bigint IS NULL OR j.id < ?)
+      ORDER BY j.id DESC LIMIT ?
+      """;
+
+  // job_finalized_idx is (state, finalized_at) WHERE finalized_at IS NOT NULL, repeated here so
+  // the planner may read it. Binds: the filters, state, after-id, after-at, after-id, limit.
+  private static final String PAGE_FINALIZED =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job j
+      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND j.state = ? AND j.finalized_at IS NOT NULL
+        AND (?::bigint IS NULL OR (j.finalized_at, j.id)
+             < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+      ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?
+      """;
+
+  // job_waiting_idx holds the scheduled and retryable rows. Binds: the filters, state, after-id,
+  // after-at, after-id, limit.
+  private static final String PAGE_DUE =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job j
+      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND j.state IN ('scheduled', 'retryable') AND j.state = ?
+        AND (?::bigint IS NULL OR (j.scheduled_at, j.id)
+             > (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+      ORDER BY j.scheduled_at, j.id LIMIT ?
+      """;
+
+  // job_claim_idx is (queue, priority, scheduled_at, id) of the available rows: the claim order.
+  // Binds: the filters, after-queue, after-queue, after-priority, after-at, after-id, limit.
+  private static final String PAGE_CLAIM =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job j
+      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND j.state = 'available'
+        AND (?::text IS NULL OR (j.queue, j.priority, j.scheduled_at, j.id)
+             > (?, ?, timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+      ORDER BY j.queue, j.priority, j.scheduled_at, j.id LIMIT ?
+      """;
+
+  // job_running_idx holds the running rows, few. Binds: the filters, after-id, after-at,
+  // after-id, limit.
+  private static final String PAGE_ATTEMPTED =
+      """
+      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
+             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
+             attempted_by,
+             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
+             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
+             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+      FROM ${schema}.job j
+      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND j.state = 'running'
+        AND (?::bigint IS NULL OR (j.attempted_at, j.id)
+             < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+      ORDER BY j.attempted_at DESC, j.id DESC LIMIT ?
+      """;
+
+  // The capped count: LIMIT inside, so a filter matching millions stops at the cap. Binds: the
+  // filters, state twice, cap.
+  private static final String COUNT =
+      """
+      SELECT count(*) FROM (
+        SELECT 1 FROM ${schema}.job j
+        WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+          AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+          AND (?::text IS NULL OR j.state = ?)
+        LIMIT ?
+      ) x
+      """;
+
+  // Completions per bucket and queue: completed rows still kept (job_finalized_idx, bounded to the
+  // window) and the counts of completions that deleted their row (job_completions). A bucket of
+  // job_completions counts where it starts, as in queue_stats. Bucket 0 is the newest. Binds:
+  // bucket seconds, window seconds, bucket seconds, window seconds.
+  private static final String COMPLETIONS =
+      """
+      SELECT queue, ago, sum(n)::bigint FROM (
+        SELECT queue,
+               floor(extract(epoch FROM now() - finalized_at) / ?)::int AS ago,
+               count(*) AS n
+        FROM ${schema}.job
+        WHERE state = 'completed' AND finalized_at IS NOT NULL
+          AND finalized_at > now() - ? * interval '1 second'
+        GROUP BY 1, 2
+        UNION ALL
+        SELECT queue,
+               floor(extract(epoch FROM now() - bucket) / ?)::int,
+               sum(n)
+        FROM ${schema}.job_completions
+        WHERE bucket > now() - ? * interval '1 second'
+        GROUP BY 1, 2
+      ) c
+      WHERE ago >= 0
+      GROUP BY 1, 2
+      ORDER BY 1, 2
+      """;
+
+  private static final String PERIODIC =
+      """
+      SELECT name, schedule, (extract(epoch FROM last_due_at) * 1000000)::bigint,
+             last_job_id, (extract(epoch FROM updated_at) * 1000000)::bigint
+      FROM ${schema}.periodic
+      ORDER BY name
+      """;
+
+  private final String pageNewest;
+  private final String pageFinalized;
+  private final String pageDue;
+  private final String pageClaim;
+  private final String pageAttempted;
+  private final String count;
+  private final String completions;
+  private final String periodic;
+
+  /** The store of {@code schema}. */
+  public BrowseStore(SchemaName schema) {
+    this.pageNewest = schema.expand(PAGE_NEWEST);
+    this.pageFinalized = schema.expand(PAGE_FINALIZED);
+    this.pageDue = schema.expand(PAGE_DUE);
+    this.pageClaim = schema.expand(PAGE_CLAIM);
+    this.pageAttempted = schema.expand(PAGE_ATTEMPTED);
+    this.count = schema.expand(COUNT);
+    this.completions = schema.expand(COMPLETIONS);
+    this.periodic = schema.expand(PERIODIC);
+  }
+
+  /**
+   * Up to {@code limit} jobs matching {@code filter}, in its order, after {@code after} (null: from
+   * the start).
+   */
+  public List<JobRow> page(Connection c, Filter filter, After after, int limit)
+      throws SQLException {
+    Order order = filter.order();
+    String sql =
+        switch (order) {
+          case NEWEST -> pageNewest;
+          case FINALIZED -> pageFinalized;
+          case DUE -> pageDue;
+          case CLAIM -> pageClaim;
+          case ATTEMPTED -> pageAttempted;
+        };
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int i = bindFilters(ps, filter);
+      Long afterId = after == null ? null : after.id();
+      switch (order) {
+        case NEWEST -> {
+          setLong(ps, i++, afterId);
+          setLong(ps, i++, afterId);
+        }
+        case FINALIZED, DUE, ATTEMPTED -> {
+          if (order != Order.ATTEMPTED) {
+            ps.setString(i++, filter.state());
+          }
+          setLong(ps, i++, afterId);
+          setLong(ps, i++, after == null ? null : after.atMicros());
+          setLong(ps, i++, afterId);
+        }
+        case CLAIM -> {
+          String afterQueue = after == null ? null : after.queue();
+          ps.setString(i++, afterQueue);
+          ps.setString(i++, afterQueue);
+          setInt(ps, i++, after == null ? null : after.priority());
+          setLong(ps, i++, after == null ? null : after.atMicros());
+          setLong(ps, i++, afterId);
+        }
+      }
+      ps.setInt(i, limit);
+      List<JobRow> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(JobRow.read(rs, false));
+        }
+      }
+      return out;
+    }
+  }
+
+  /** How many jobs match {@code filter}, counting no further than {@code cap}. */
+  public long count(Connection c, Filter filter, long cap) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(count)) {
+      int i = bindFilters(ps, filter);
+      ps.setString(i++, filter.state());
+      ps.setString(i++, filter.state());
+      ps.setLong(i, cap);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** Completions of one queue in one bucket; bucket 0 is the newest. */
+  public record Completions(String queue, int bucketsAgo, long completed) {}
+
+  /**
+   * Completions per queue and bucket of {@code bucketSeconds} over the last {@code windowSeconds},
+   * by queue and bucket; buckets without completions are absent.
+   */
+  public List<Completions> completions(Connection c, long windowSeconds, long bucketSeconds)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(completions)) {
+      ps.setLong(1, bucketSeconds);
+      ps.setLong(2, windowSeconds);
+      ps.setLong(3, bucketSeconds);
+      ps.setLong(4, windowSeconds);
+      List<Completions> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new Completions(rs.getString(1), rs.getInt(2), rs.getLong(3)));
+        }
+      }
+      return out;
+    }
+  }
+
+  /** A row of the {@code periodic} table. */
+  public record PeriodicRow(
+      String name, String schedule, Instant lastDueAt, Long lastJobId, Instant updatedAt) {}
+
+  /** Every periodic schedule the leader has handled, by name. */
+  public List<PeriodicRow> periodic(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(periodic);
+        ResultSet rs = ps.executeQuery()) {
+      List<PeriodicRow> out = new ArrayList<>();
+      while (rs.next()) {
+        long lastJob = rs.getLong(4);
+        Long lastJobId = rs.wasNull() ? null : lastJob;
+        out.add(
+            new PeriodicRow(
+                rs.getString(1),
+                rs.getString(2),
+                Timestamps.instantOfMicros(rs, 3),
+                lastJobId,
+                Timestamps.instantOfMicros(rs, 5)));
+      }
+      return out;
+    }
+  }
+
+  // Binds id, key, queue and kind, each twice (tested for null, then compared); returns the next
+  // index.
+  private static int bindFilters(PreparedStatement ps, Filter f) throws SQLException {
+    setLong(ps, 1, f.id());
+    setLong(ps, 2, f.id());
+    ps.setString(3, f.idempotencyKey());
+    ps.setString(4, f.idempotencyKey());
+    ps.setString(5, f.queue());
+    ps.setString(6, f.queue());
+    ps.setString(7, f.kind());
+    ps.setString(8, f.kind());
+    return 9;
+  }
+
+  private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
+    if (v == null) {
+      ps.setNull(i, java.sql.Types.BIGINT);
+    } else {
+      ps.setLong(i, v);
+    }
+  }
+
+  private static void setInt(PreparedStatement ps, int i, Integer v) throws SQLException {
+    if (v == null) {
+      ps.setNull(i, java.sql.Types.INTEGER);
+    } else {
+      ps.setInt(i, v);
+    }
+  }
+}

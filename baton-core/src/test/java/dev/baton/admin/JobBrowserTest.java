@@ -1,0 +1,148 @@
+package dev.baton.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Job;
+import dev.baton.JobState;
+import dev.baton.testing.Fixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keyset pages of jobs: following the cursors visits every matching job once, in the order of the
+ * filter's state, also across rows that share their sort time (a batch finalized by one statement).
+ */
+class JobBrowserTest {
+  private static Fixture f;
+  private static JobBrowser browser;
+
+  @BeforeAll
+  static void jobs() {
+    f = new Fixture();
+    browser = new JobBrowser(f.dataSource(), f.schema());
+    String job = f.schema() + ".job";
+    // 40 discarded jobs in two queues, finalized in batches of 10 sharing one finalized_at.
+    f.execute(
+        "INSERT INTO "
+            + job
+            + " (queue, kind, state, attempt, finalized_at)"
+            + " SELECT CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END, 'k' || (g % 3), 'discarded', 1,"
+            + " timestamptz '2026-01-01' + (g / 10) * interval '1 minute'"
+            + " FROM generate_series(1, 40) g");
+    // 30 available jobs over two queues and three priorities; 15 scheduled with shared due times.
+    f.execute(
+        "INSERT INTO "
+            + job
+            + " (queue, kind, priority, scheduled_at)"
+            + " SELECT CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END, 'k', g % 3,"
+            + " now() - (g % 4) * interval '1 second' FROM generate_series(1, 30) g");
+    f.execute(
+        "INSERT INTO "
+            + job
+            + " (queue, kind, state, scheduled_at)"
+            + " SELECT 'a', 'k', 'scheduled', now() + (g % 5) * interval '1 hour'"
+            + " FROM generate_series(1, 15) g");
+  }
+
+  @AfterAll
+  static void close() {
+    f.close();
+  }
+
+  private static List<Job> all(JobBrowser.Filter filter, int size) {
+    List<Job> out = new ArrayList<>();
+    JobBrowser.Page page = browser.page(filter, null, size);
+    out.addAll(page.jobs());
+    while (page.next() != null) {
+      assertThat(page.jobs()).hasSize(size);
+      page = browser.page(filter, page.next(), size);
+      out.addAll(page.jobs());
+    }
+    return out;
+  }
+
+  @Test
+  void pagesOfEveryStateVisitEachMatchingJobOnceInItsOrder() {
+    List<Job> discarded = all(JobBrowser.Filter.ANY.withState(JobState.DISCARDED), 7);
+    assertThat(discarded).hasSize(40).doesNotHaveDuplicates();
+    assertThat(discarded)
+        .isSortedAccordingTo(
+            Comparator.comparing(Job::finalizedAt).thenComparing(Job::id).reversed());
+
+    List<Job> available = all(JobBrowser.Filter.ANY.withState(JobState.AVAILABLE), 4);
+    assertThat(available).hasSize(30).doesNotHaveDuplicates();
+    assertThat(available)
+        .isSortedAccordingTo(
+            Comparator.comparing(Job::queue)
+                .thenComparing(Job::priority)
+                .thenComparing(Job::scheduledAt)
+                .thenComparing(Job::id));
+
+    List<Job> scheduled = all(JobBrowser.Filter.ANY.withState(JobState.SCHEDULED), 4);
+    assertThat(scheduled).hasSize(15).doesNotHaveDuplicates();
+    assertThat(scheduled)
+        .isSortedAccordingTo(Comparator.comparing(Job::scheduledAt).thenComparing(Job::id));
+
+    List<Job> every = all(JobBrowser.Filter.ANY, 9);
+    assertThat(every).hasSize((int) f.count("SELECT count(*) FROM " + f.schema() + ".job"));
+    assertThat(every).isSortedAccordingTo(Comparator.comparing(Job::id).reversed());
+  }
+
+  @Test
+  void filtersCombineAndCountStopsAtItsCap() {
+    JobBrowser.Filter f =
+        JobBrowser.Filter.ANY.withState(JobState.DISCARDED).withQueue("a").withKind("k1");
+    List<Job> jobs = all(f, 3);
+    assertThat(jobs)
+        .isNotEmpty()
+        .allSatisfy(
+            j -> {
+              assertThat(j.queue()).isEqualTo("a");
+              assertThat(j.kind()).isEqualTo("k1");
+            });
+    assertThat(browser.count(f, 1_000)).isEqualTo(jobs.size());
+    assertThat(browser.count(JobBrowser.Filter.ANY, 10)).isEqualTo(10);
+    long id = jobs.get(0).id();
+    assertThat(browser.page(JobBrowser.Filter.ANY.withId(id), null, 5).jobs())
+        .extracting(Job::id)
+        .containsExactly(id);
+  }
+
+  @Test
+  void badCursorsAndSizesAreRefusedWithWhatWasWrong() {
+    JobBrowser.Filter discarded = JobBrowser.Filter.ANY.withState(JobState.DISCARDED);
+    String next = browser.page(discarded, null, 2).next();
+    assertThatThrownBy(() -> browser.page(JobBrowser.Filter.ANY, next, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("another state");
+    assertThatThrownBy(() -> browser.page(discarded, "not a cursor!", 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("invalid page cursor");
+    assertThatThrownBy(() -> browser.page(discarded, null, 0))
+        .hasMessageContaining("size must be 1..1000, got 0");
+  }
+
+  @Test
+  void completionsAreCountedPerBucketOldestFirst() {
+    f.execute(
+        "INSERT INTO "
+            + f.schema()
+            + ".job (queue, kind, state, attempt, finalized_at)"
+            + " SELECT 'c', 'k', 'completed', 1, now() - interval '7 minutes'"
+            + " FROM generate_series(1, 3)");
+    StatsAdmin stats = new StatsAdmin(f.dataSource(), f.schema());
+    List<StatsAdmin.QueueCompletions> c =
+        stats.completions(Duration.ofHours(1), Duration.ofMinutes(5));
+    assertThat(c).singleElement().satisfies(q -> assertThat(q.queue()).isEqualTo("c"));
+    List<Long> counts = c.get(0).completed();
+    assertThat(counts).hasSize(12);
+    assertThat(counts.get(10)).isEqualTo(3);
+    assertThat(counts.stream().mapToLong(Long::longValue).sum()).isEqualTo(3);
+  }
+}
