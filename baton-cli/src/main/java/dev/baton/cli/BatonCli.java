@@ -45,6 +45,7 @@ import picocli.CommandLine.Spec;
       NodesCommand.class,
       StatsCommand.class,
       WorkerCommand.class,
+      DashboardCommand.class,
       DemoCommand.class,
       LabCommand.class,
       BenchCommand.class

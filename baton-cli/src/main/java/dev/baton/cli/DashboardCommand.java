@@ -1,0 +1,166 @@
+package dev.baton.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.Baton;
+import dev.baton.BatonConfig;
+import dev.baton.dashboard.Dashboard;
+import dev.baton.dashboard.DashboardAuth;
+import dev.baton.dashboard.DashboardServer;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton dashboard}: serves the web dashboard of the schema until SIGTERM or SIGINT. Binds
+ * 127.0.0.1 unless told otherwise; a token or basic credentials (options or environment) turn
+ * authentication on.
+ */
+@Command(
+    name = "dashboard",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serve the web dashboard (queues, jobs, nodes, periodic jobs, and the actions retry, cancel,"
+          + " delete, run now, pause and resume) and its JSON API under /api/, until SIGTERM or"
+          + " SIGINT (Ctrl-C).",
+      "",
+      "Binds 127.0.0.1 by default. Beyond this machine, turn on authentication with --token (or"
+          + " $"
+          + DashboardCommand.ENV_TOKEN
+          + ": requests carry 'Authorization: Bearer TOKEN') or --basic-auth USER:PASSWORD (or $"
+          + DashboardCommand.ENV_BASIC
+          + "), and put TLS in front.",
+      "Example: baton dashboard --port 7070 --read-only"
+    })
+final class DashboardCommand extends BaseCommand implements Callable<Integer> {
+
+  static final String ENV_TOKEN = "BATON_DASHBOARD_TOKEN";
+  static final String ENV_BASIC = "BATON_DASHBOARD_BASIC_AUTH";
+
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      defaultValue = "7070",
+      description = "Port to listen on, 0..65535; 0 picks a free one (default: ${DEFAULT-VALUE})")
+  int port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDRESS",
+      defaultValue = "127.0.0.1",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every one)")
+  String bind;
+
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description =
+          "Require 'Authorization: Bearer TOKEN' (16+ characters; default: $" + ENV_TOKEN + ")")
+  String token;
+
+  @Option(
+      names = "--basic-auth",
+      paramLabel = "USER:PASSWORD",
+      description = "Require HTTP basic credentials (default: $" + ENV_BASIC + ")")
+  String basicAuth;
+
+  @Option(names = "--read-only", description = "Show everything, change nothing")
+  boolean readOnly;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (port < 0 || port > 65_535) {
+      throw new UsageException("--port must be 0..65535, got " + port);
+    }
+    InetAddress address;
+    try {
+      address = InetAddress.getByName(bind);
+    } catch (UnknownHostException e) {
+      throw new UsageException("--bind must be an address of this machine, got '" + bind + "'");
+    }
+    DashboardAuth auth = auth();
+    BatonCli root = root();
+    HikariDataSource pool = root.pool(4);
+    Baton baton =
+        Baton.builder(pool)
+            .config(
+                BatonConfig.builder()
+                    .schema(root.schema())
+                    .nodeId(Database.operatorId())
+                    .allowUnknownKinds(true)
+                    .build())
+            .build();
+    Dashboard.Builder builder =
+        Dashboard.builder(baton, pool).auth(auth == null ? DashboardAuth.none() : auth);
+    if (readOnly) {
+      builder.readOnly();
+    }
+    DashboardServer server;
+    try {
+      server = builder.build().serve(new InetSocketAddress(address, port));
+    } catch (UncheckedIOException e) {
+      pool.close();
+      throw new CommandFailedException(
+          "cannot listen on " + bind + ":" + port + ": " + e.getCause().getMessage());
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  pool.close();
+                  stopped.countDown();
+                },
+                "baton-dashboard-stop"));
+    if (!address.isLoopbackAddress() && auth == null) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: the dashboard listens on "
+                  + bind
+                  + " without authentication; anyone who reaches it can act on jobs (use --token"
+                  + " or --basic-auth)");
+    }
+    out()
+        .println(
+            "dashboard on "
+                + server.uri()
+                + " (schema "
+                + root.schema()
+                + (readOnly ? ", read-only" : "")
+                + (auth == null ? "" : ", authentication on")
+                + ")");
+    out().flush();
+    stopped.await();
+    return BatonCli.OK;
+  }
+
+  // Null when neither is given; the option wins over the environment.
+  private DashboardAuth auth() {
+    String t = token != null ? token : root().env().get(ENV_TOKEN);
+    String b = basicAuth != null ? basicAuth : root().env().get(ENV_BASIC);
+    if (t != null && b != null) {
+      throw new UsageException("give either a token or basic credentials, not both");
+    }
+    try {
+      if (t != null) {
+        return DashboardAuth.bearerToken(t);
+      }
+      if (b != null) {
+        int colon = b.indexOf(':');
+        if (colon < 1) {
+          throw new UsageException("--basic-auth must be USER:PASSWORD, got no ':' after a user");
+        }
+        return DashboardAuth.basic(b.substring(0, colon), b.substring(colon + 1));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    return null;
+  }
+}

@@ -1,0 +1,142 @@
+package dev.baton.dashboard;
+
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import dev.baton.Baton;
+import dev.baton.admin.JobAdmin;
+import dev.baton.admin.JobBrowser;
+import dev.baton.admin.PeriodicAdmin;
+import dev.baton.admin.StatsAdmin;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * The Baton dashboard: HTML pages and a JSON API over a Baton schema, on the public admin API
+ * ({@link JobAdmin}, {@link JobBrowser}, {@link StatsAdmin}, {@link PeriodicAdmin}) and the cluster
+ * view of a {@link Baton} client (queues, nodes, leader, cancel, pause). It holds no queue logic of
+ * its own: every action is the admin API's, with its state checks.
+ *
+ * <p>Standalone: {@code ./baton dashboard --database-url ...}. Embedded in an application, either
+ * serve it on a port of its own:
+ *
+ * <pre>{@code
+ * Dashboard dashboard = Dashboard.builder(baton, dataSource)
+ *     .auth(DashboardAuth.bearerToken(System.getenv("BATON_DASHBOARD_TOKEN")))
+ *     .build();
+ * DashboardServer server = dashboard.serve(new InetSocketAddress("127.0.0.1", 7070));
+ * }</pre>
+ *
+ * or mount {@link #handler()} on an {@link HttpServer} the application already runs, under any
+ * path: {@code httpServer.createContext("/baton", dashboard.handler())}. The handler finds its own
+ * path from the context, so links work under any prefix. A servlet container cannot mount a JDK
+ * {@code HttpHandler} directly: run {@link #serve} on a loopback port beside it and forward a path
+ * to it from the front proxy (its links stay relative to the context it is served at).
+ *
+ * <p>Security: every request passes {@link DashboardAuth} first; every change is a POST carrying
+ * the per-browser CSRF token (a double-submit cookie) from the dashboard's own origin; a read-only
+ * dashboard refuses every change. Every value on a page is HTML-escaped, args and errors included.
+ * Thread-safe.
+ */
+public final class Dashboard {
+
+  /** Threads of a server from {@link #serve}: 8 (each request holds one connection briefly). */
+  public static final int DEFAULT_THREADS = 8;
+
+  private final DashboardHandler handler;
+
+  private Dashboard(Builder b) {
+    String schema = b.baton.config().schema();
+    this.handler =
+        new DashboardHandler(
+            new Views(
+                b.baton,
+                new JobAdmin(b.dataSource, schema),
+                new JobBrowser(b.dataSource, schema),
+                new StatsAdmin(b.dataSource, schema),
+                new PeriodicAdmin(b.dataSource, schema)),
+            b.auth,
+            b.readOnly);
+  }
+
+  /**
+   * A builder of a dashboard over {@code baton}'s schema, reading through {@code dataSource}.
+   * {@code baton} need not be started: the dashboard uses only its cluster reads, {@link
+   * Baton#cancel} and queue pausing.
+   */
+  public static Builder builder(Baton baton, DataSource dataSource) {
+    return new Builder(baton, dataSource);
+  }
+
+  /**
+   * The dashboard as a handler for the JDK's HTTP server, to mount at any context path. Does its
+   * own authentication ({@link Builder#auth}); no {@code Authenticator} is needed on the context.
+   */
+  public HttpHandler handler() {
+    return handler;
+  }
+
+  /**
+   * Serves the dashboard at {@code address} (port 0 picks a free one) on a JDK HTTP server of its
+   * own, with {@value #DEFAULT_THREADS} request threads named {@code baton-dashboard-N}.
+   *
+   * @throws UncheckedIOException if the address cannot be bound
+   */
+  public DashboardServer serve(InetSocketAddress address) {
+    Objects.requireNonNull(address, "address");
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, 64);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve the dashboard on " + address, e);
+    }
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            DEFAULT_THREADS,
+            r -> {
+              Thread t = new Thread(r, "baton-dashboard-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(executor);
+    server.createContext("/", handler);
+    server.start();
+    return new DashboardServer(server, executor);
+  }
+
+  /** Settings of a {@link Dashboard}. */
+  public static final class Builder {
+    private final Baton baton;
+    private final DataSource dataSource;
+    private DashboardAuth auth = DashboardAuth.none();
+    private boolean readOnly;
+
+    private Builder(Baton baton, DataSource dataSource) {
+      this.baton = Objects.requireNonNull(baton, "baton");
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /** Who may use it; default {@link DashboardAuth#none()}. */
+    public Builder auth(DashboardAuth auth) {
+      this.auth = Objects.requireNonNull(auth, "auth");
+      return this;
+    }
+
+    /** Shows everything and changes nothing: every action is refused with {@code 403}. */
+    public Builder readOnly() {
+      this.readOnly = true;
+      return this;
+    }
+
+    /** The dashboard. */
+    public Dashboard build() {
+      return new Dashboard(this);
+    }
+  }
+}

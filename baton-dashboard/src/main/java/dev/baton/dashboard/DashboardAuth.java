@@ -1,0 +1,91 @@
+package dev.baton.dashboard;
+
+import com.sun.net.httpserver.HttpExchange;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.Objects;
+
+/**
+ * Who may use the dashboard: checked on every request, assets included, before anything is read. A
+ * request it refuses gets {@code 401} with {@link #challenge()} as its {@code WWW-Authenticate}
+ * header. Implementations must be thread-safe; they run on the server's request threads.
+ *
+ * <p>An application that has its own login puts its check here (a session cookie, a header set by a
+ * proxy that authenticated the user).
+ */
+public interface DashboardAuth {
+
+  /** Whether {@code exchange} may be served. Reads headers only; never the body. */
+  boolean allows(HttpExchange exchange);
+
+  /** The {@code WWW-Authenticate} header of a refusal, e.g. {@code Bearer realm="baton"}. */
+  String challenge();
+
+  /** Everyone is allowed: for a dashboard bound to 127.0.0.1, or behind a proxy that checks. */
+  static DashboardAuth none() {
+    return new DashboardAuth() {
+      @Override
+      public boolean allows(HttpExchange exchange) {
+        return true;
+      }
+
+      @Override
+      public String challenge() {
+        return "";
+      }
+    };
+  }
+
+  /**
+   * Requests must carry {@code Authorization: Bearer <token>}. Compared in constant time.
+   *
+   * @throws IllegalArgumentException if {@code token} is shorter than 16 characters
+   */
+  static DashboardAuth bearerToken(String token) {
+    Objects.requireNonNull(token, "token");
+    if (token.length() < 16) {
+      throw new IllegalArgumentException(
+          "invalid dashboard token: expected at least 16 characters, got " + token.length());
+    }
+    return header("Bearer " + token, "Bearer realm=\"baton\"");
+  }
+
+  /**
+   * Requests must carry HTTP basic credentials {@code user}:{@code password} (browsers ask for
+   * them). Compared in constant time. Use it over TLS (a proxy in front) beyond 127.0.0.1.
+   *
+   * @throws IllegalArgumentException if {@code user} is empty or contains {@code :}, or {@code
+   *     password} is empty
+   */
+  static DashboardAuth basic(String user, String password) {
+    Objects.requireNonNull(user, "user");
+    Objects.requireNonNull(password, "password");
+    if (user.isEmpty() || user.contains(":") || password.isEmpty()) {
+      throw new IllegalArgumentException(
+          "invalid dashboard basic auth: expected a non-empty user without ':' and a non-empty"
+              + " password");
+    }
+    String credentials =
+        Base64.getEncoder()
+            .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    return header("Basic " + credentials, "Basic realm=\"baton\", charset=\"UTF-8\"");
+  }
+
+  private static DashboardAuth header(String expected, String challenge) {
+    byte[] want = expected.getBytes(StandardCharsets.UTF_8);
+    return new DashboardAuth() {
+      @Override
+      public boolean allows(HttpExchange exchange) {
+        String given = exchange.getRequestHeaders().getFirst("Authorization");
+        return given != null
+            && MessageDigest.isEqual(want, given.strip().getBytes(StandardCharsets.UTF_8));
+      }
+
+      @Override
+      public String challenge() {
+        return challenge;
+      }
+    };
+  }
+}

@@ -1,0 +1,434 @@
+package dev.baton.dashboard;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import dev.baton.Job;
+import dev.baton.JobState;
+import dev.baton.admin.JobBrowser;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes a request to its page, API answer or action, after the checks every request passes:
+ * authentication, then for a POST the read-only switch, the origin and the CSRF token. Answers bad
+ * input with a 4xx and a message, and a failure of its own with a 500 that names no internals (the
+ * stack trace goes to the log). Every answer carries {@code Server-Timing: app;dur=<ms>}.
+ */
+final class DashboardHandler implements HttpHandler {
+  private static final Logger log = LoggerFactory.getLogger(DashboardHandler.class);
+
+  /** The cookie holding the browser's CSRF token. */
+  static final String CSRF_COOKIE = "baton_csrf";
+
+  /** The form field, or header for the JSON API, that must repeat the cookie's token. */
+  static final String CSRF_FIELD = "csrf";
+
+  static final String CSRF_HEADER = "X-Baton-Csrf";
+
+  private static final Pattern JOB = Pattern.compile("/jobs/([^/]+)");
+  private static final Pattern JOB_ACTION = Pattern.compile("/jobs/([^/]+)/([a-z]+)");
+  private static final Pattern QUEUE_ACTION = Pattern.compile("/queues/([^/]+)/([a-z]+)");
+  private static final Map<String, String> ASSETS =
+      Map.of(
+          "/assets/dashboard.css", "text/css; charset=utf-8",
+          "/assets/dashboard.js", "text/javascript; charset=utf-8");
+
+  private final Views views;
+  private final DashboardAuth auth;
+  private final boolean readOnly;
+  private final ObjectMapper json;
+  private final SecureRandom random = new SecureRandom();
+
+  DashboardHandler(Views views, DashboardAuth auth, boolean readOnly) {
+    this.views = views;
+    this.auth = auth;
+    this.readOnly = readOnly;
+    this.json =
+        new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .registerModule(
+                new SimpleModule()
+                    .addSerializer(
+                        JobState.class,
+                        new StdSerializer<>(JobState.class) {
+                          @Override
+                          public void serialize(JobState s, JsonGenerator g, SerializerProvider p)
+                              throws IOException {
+                            // As stored and as the filters take them.
+                            g.writeString(s.dbName());
+                          }
+                        }))
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+  }
+
+  @Override
+  public void handle(HttpExchange ex) throws IOException {
+    long start = System.nanoTime();
+    boolean api = false;
+    try (ex) {
+      Request r = new Request(ex);
+      api = r.path.startsWith("/api/");
+      try {
+        if (!auth.allows(ex)) {
+          ex.getResponseHeaders().set("WWW-Authenticate", auth.challenge());
+          throw new BadRequest(401, "authentication required");
+        }
+        route(r, api, start);
+      } catch (BadRequest e) {
+        error(r, api, e.status(), e.getMessage(), start);
+      } catch (IllegalArgumentException e) {
+        // The admin API's own checks of a value given here (a cursor, a page size).
+        error(r, api, 400, e.getMessage(), start);
+      } catch (RuntimeException e) {
+        log.warn("dashboard request {} {} failed", r.method, r.path, e);
+        error(r, api, 500, "the dashboard could not answer (see its log)", start);
+      }
+    }
+  }
+
+  private void route(Request r, boolean api, long start) throws IOException {
+    String path = api ? r.path.substring(4) : r.path;
+    if (r.method.equals("POST")) {
+      checkChange(r);
+      post(r, api, path, start);
+      return;
+    }
+    if (!r.method.equals("GET") && !r.method.equals("HEAD")) {
+      r.exchange.getResponseHeaders().set("Allow", "GET, HEAD, POST");
+      throw new BadRequest(405, "method " + r.method + " is not allowed; use GET or POST");
+    }
+    if (!api && ASSETS.containsKey(path)) {
+      asset(r, path, start);
+      return;
+    }
+    String csrf = csrfToken(r);
+    Pages pages = new Pages(r.base, csrf, readOnly);
+    Instant now = Instant.now();
+    Matcher m;
+    if (path.equals("/") || path.equals("/overview")) {
+      if (api) {
+        sendJson(r, 200, overviewJson(), start);
+      } else {
+        sendPage(r, "Queues", pages.overview(views.overview(), now), start);
+      }
+    } else if (!api && path.equals("/fragment/queues")) {
+      send(r, 200, "text/html; charset=utf-8", pages.queues(views.overview(), now), start);
+    } else if (path.equals("/jobs")) {
+      JobBrowser.Filter f = r.filter();
+      int limit = r.limit();
+      String after = r.param("after");
+      JobBrowser.Page page = views.browser.page(f, after, limit);
+      if (api) {
+        ObjectNode o = json.createObjectNode();
+        o.set("jobs", json.valueToTree(page.jobs()));
+        o.put("next", page.next());
+        sendJson(r, 200, o, start);
+      } else {
+        sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null), start);
+      }
+    } else if (!api && path.equals("/jobs/bulk")) {
+      String action = bulkAction(r);
+      JobBrowser.Filter f = r.filter();
+      sendPage(r, "Bulk " + action, pages.bulkConfirm(action, f, views.bulkCount(f)), start);
+    } else if ((m = JOB.matcher(path)).matches()) {
+      Job job = views.job(Request.id("id", m.group(1)));
+      if (api) {
+        sendJson(r, 200, json.valueToTree(job), start);
+      } else {
+        sendPage(r, "Job " + job.id(), pages.job(job, now), start);
+      }
+    } else if (path.equals("/nodes")) {
+      Views.Cluster c = views.cluster();
+      if (api) {
+        ObjectNode o = json.createObjectNode();
+        o.set("nodes", json.valueToTree(c.nodes()));
+        o.set("leader", json.valueToTree(c.leader().orElse(null)));
+        sendJson(r, 200, o, start);
+      } else {
+        sendPage(r, "Nodes", pages.nodes(c, now), start);
+      }
+    } else if (path.equals("/periodic")) {
+      if (api) {
+        sendJson(r, 200, json.valueToTree(views.periodic.list()), start);
+      } else {
+        sendPage(r, "Periodic jobs", pages.periodic(views.periodic.list()), start);
+      }
+    } else {
+      throw new BadRequest(404, "no page at " + Request.shown(r.path));
+    }
+  }
+
+  private void post(Request r, boolean api, String path, long start) throws IOException {
+    Matcher m;
+    Views.Outcome o;
+    String back;
+    if (path.equals("/jobs/bulk")) {
+      String action = bulkAction(r);
+      JobBrowser.Filter f = r.filter();
+      String expected = r.param("expected");
+      Views.BulkOutcome b =
+          views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected));
+      if (api) {
+        ObjectNode n = json.createObjectNode();
+        n.put("action", b.action()).put("done", b.done()).put("skipped", b.skipped());
+        n.put("message", b.message());
+        sendJson(r, 200, n, start);
+      } else {
+        redirect(r, "/jobs?" + Pages.query(f, JobBrowser.DEFAULT_PAGE_SIZE, null), b.message());
+      }
+      return;
+    } else if ((m = JOB_ACTION.matcher(path)).matches()) {
+      long id = Request.id("id", m.group(1));
+      o =
+          switch (m.group(2)) {
+            case "retry" -> views.retry(id);
+            case "run" -> views.runNow(id);
+            case "cancel" -> views.cancel(id);
+            case "delete" -> views.delete(id);
+            default ->
+                throw new BadRequest(
+                    404,
+                    "no job action "
+                        + Request.shown(m.group(2))
+                        + "; expected retry, run, cancel or delete");
+          };
+      // A deleted job's page is gone: back to the list (also when a second submission of the
+      // same delete finds nothing).
+      back =
+          o.outcome().equals("deleted") || o.outcome().equals("not_found")
+              ? "/jobs"
+              : "/jobs/" + id;
+    } else if ((m = QUEUE_ACTION.matcher(path)).matches()) {
+      String queue = Request.queue("queue", decode(m.group(1)));
+      o =
+          switch (m.group(2)) {
+            case "pause" -> views.pause(queue);
+            case "resume" -> views.resume(queue);
+            default ->
+                throw new BadRequest(
+                    404,
+                    "no queue action " + Request.shown(m.group(2)) + "; expected pause or resume");
+          };
+      back = "/";
+    } else {
+      throw new BadRequest(404, "no action at " + Request.shown(r.path));
+    }
+    if (api) {
+      ObjectNode n = json.createObjectNode();
+      n.put("outcome", o.outcome()).put("message", o.message());
+      n.set("job", json.valueToTree(o.job()));
+      sendJson(r, o.status(), n, start);
+    } else if (o.status() >= 400 && !o.outcome().equals("not_found")) {
+      error(r, false, o.status(), o.message(), start);
+    } else {
+      redirect(r, back, o.message());
+    }
+  }
+
+  private static String bulkAction(Request r) {
+    String action = r.param("action");
+    if (!"retry".equals(action) && !"delete".equals(action)) {
+      throw BadRequest.of(
+          "invalid parameter action: expected retry or delete, got "
+              + (action == null ? "none" : Request.shown(action)));
+    }
+    return action;
+  }
+
+  private static String decode(String segment) {
+    try {
+      return java.net.URLDecoder.decode(segment, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw BadRequest.of("malformed path segment " + Request.shown(segment));
+    }
+  }
+
+  // ---------------------------------------------------------------- checks
+
+  /**
+   * A change must come from this dashboard's own pages (or a script that copies the cookie into the
+   * header): read-only refuses all; a browser's cross-site request is refused by its Origin (and
+   * Sec-Fetch-Site); and the request must repeat the cookie's CSRF token in the form field or
+   * header, which another site can neither read nor set.
+   */
+  private void checkChange(Request r) {
+    if (readOnly) {
+      throw new BadRequest(403, "this dashboard is read-only; actions are turned off");
+    }
+    String site = r.header("Sec-Fetch-Site");
+    if (site != null && site.equals("cross-site")) {
+      throw new BadRequest(403, "cross-site request refused");
+    }
+    String origin = r.header("Origin");
+    if (origin != null && !sameOrigin(origin, r.header("Host"))) {
+      throw new BadRequest(
+          403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
+    }
+    String cookie = r.cookie(CSRF_COOKIE);
+    String given = r.header(CSRF_HEADER);
+    if (given == null) {
+      given = r.form().get(CSRF_FIELD);
+    }
+    if (cookie == null
+        || cookie.length() < 16
+        || given == null
+        || !MessageDigest.isEqual(
+            cookie.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8))) {
+      throw new BadRequest(
+          403,
+          "missing or wrong CSRF token; reload the page and try again (scripts: send the "
+              + CSRF_COOKIE
+              + " cookie and the same value in the "
+              + CSRF_HEADER
+              + " header)");
+    }
+  }
+
+  private static boolean sameOrigin(String origin, String host) {
+    if (host == null) {
+      return false;
+    }
+    try {
+      URI o = URI.create(origin);
+      String authority = o.getRawAuthority();
+      return authority != null && authority.equalsIgnoreCase(host.strip());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** The browser's CSRF token: its cookie's, or a new one set on this answer. */
+  private String csrfToken(Request r) {
+    String token = r.cookie(CSRF_COOKIE);
+    if (token != null && token.length() >= 16 && token.matches("[A-Za-z0-9_-]+")) {
+      return token;
+    }
+    byte[] b = new byte[24];
+    random.nextBytes(b);
+    token = Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    r.exchange
+        .getResponseHeaders()
+        .add(
+            "Set-Cookie",
+            CSRF_COOKIE
+                + "="
+                + token
+                + "; Path="
+                + (r.base.isEmpty() ? "/" : r.base)
+                + "; HttpOnly; SameSite=Strict");
+    return token;
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  private ObjectNode overviewJson() {
+    ArrayNode queues = json.createArrayNode();
+    for (Views.QueueRow q : views.overview()) {
+      ObjectNode o = json.valueToTree(q.stats());
+      o.put("paused", q.paused());
+      o.set("completed_per_5m_last_hour", json.valueToTree(q.completed()));
+      queues.add(o);
+    }
+    ObjectNode o = json.createObjectNode();
+    o.put("at", Instant.now().toString());
+    o.set("queues", queues);
+    return o;
+  }
+
+  private void asset(Request r, String path, long start) throws IOException {
+    String name = path.substring("/assets/".length());
+    try (InputStream in = DashboardHandler.class.getResourceAsStream("assets/" + name)) {
+      if (in == null) {
+        throw new BadRequest(404, "no asset " + Request.shown(name));
+      }
+      r.exchange.getResponseHeaders().set("Cache-Control", "max-age=300");
+      send(r, 200, ASSETS.get(path), new String(in.readAllBytes(), StandardCharsets.UTF_8), start);
+    }
+  }
+
+  private void sendPage(Request r, String title, String body, long start) throws IOException {
+    String message = r.param("msg");
+    send(
+        r,
+        200,
+        "text/html; charset=utf-8",
+        Html.page(r.base, title, message, readOnly, body),
+        start);
+  }
+
+  private void sendJson(Request r, int status, Object body, long start) throws IOException {
+    send(r, status, "application/json", json.writeValueAsString(body), start);
+  }
+
+  private void redirect(Request r, String to, String message) throws IOException {
+    String sep = to.contains("?") ? "&" : "?";
+    r.exchange.getResponseHeaders().set("Location", r.base + to + sep + "msg=" + Html.url(message));
+    r.exchange.sendResponseHeaders(303, -1);
+  }
+
+  private void error(Request r, boolean api, int status, String message, long start)
+      throws IOException {
+    if (api) {
+      ObjectNode o = json.createObjectNode();
+      o.put("status", status).put("error", message);
+      sendJson(r, status, o, start);
+    } else {
+      String title = status == 401 ? "Authentication required" : "Error " + status;
+      String body = "<p class=\"error\" id=\"error\">" + Html.esc(message) + "</p>";
+      send(
+          r,
+          status,
+          "text/html; charset=utf-8",
+          Html.page(r.base, title, null, readOnly, body),
+          start);
+    }
+  }
+
+  private static void send(Request r, int status, String type, String body, long start)
+      throws IOException {
+    HttpExchange ex = r.exchange;
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", type);
+    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    ex.getResponseHeaders().set("X-Frame-Options", "DENY");
+    ex.getResponseHeaders().set("Referrer-Policy", "same-origin");
+    ex.getResponseHeaders()
+        .set(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+                + " frame-ancestors 'none'; form-action 'self'");
+    ex.getResponseHeaders()
+        .set(
+            "Server-Timing",
+            String.format(Locale.ROOT, "app;dur=%.1f", (System.nanoTime() - start) / 1e6));
+    boolean head = ex.getRequestMethod().equals("HEAD");
+    ex.sendResponseHeaders(status, head ? -1 : bytes.length);
+    if (!head) {
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+}

@@ -1,0 +1,485 @@
+package dev.baton.dashboard;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.Job;
+import dev.baton.JobError;
+import dev.baton.JobState;
+import dev.baton.LeaderInfo;
+import dev.baton.NodeInfo;
+import dev.baton.admin.JobBrowser;
+import dev.baton.admin.PeriodicAdmin;
+import dev.baton.admin.StatsAdmin;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/** The HTML pages: each a method from the data of {@link Views} to markup, all values escaped. */
+final class Pages {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String base;
+  private final String csrf;
+  private final boolean readOnly;
+
+  Pages(String base, String csrf, boolean readOnly) {
+    this.base = base;
+    this.csrf = csrf;
+    this.readOnly = readOnly;
+  }
+
+  // ---------------------------------------------------------------- overview
+
+  /** The queue table alone: what the overview polls and swaps in. */
+  String queues(List<Views.QueueRow> rows, Instant now) {
+    Html h = new Html();
+    h.raw("<p class=\"muted\">As of ").text(Html.time(now)).raw("</p>");
+    if (rows.isEmpty()) {
+      return h.raw("<p>No queues yet: nothing waiting, running or finished lately.</p>").toString();
+    }
+    h.raw("<table class=\"queues\"><thead><tr><th>Queue</th><th>State</th><th>Available</th>")
+        .raw("<th>Oldest available</th><th>Running</th><th>Scheduled</th><th>Retryable</th>")
+        .raw("<th>Discarded</th><th>Failed 5 min</th><th>Failed 1 h</th>")
+        .raw("<th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
+    for (Views.QueueRow r : rows) {
+      StatsAdmin.QueueStats s = r.stats();
+      String q = Html.url(r.name());
+      h.raw("<tr data-queue=\"").text(r.name()).raw("\"><td><a href=\"");
+      h.text(base + "/jobs?queue=" + q).raw("\">").text(r.name()).raw("</a></td>");
+      h.raw(r.paused() ? "<td class=\"paused\">paused</td>" : "<td>active</td>");
+      count(h, s.available(), q, "available");
+      h.raw("<td>").text(s.available() == 0 ? "-" : Html.age(s.oldestAvailableAgeSeconds()));
+      h.raw("</td>");
+      count(h, s.running(), q, "running");
+      count(h, s.scheduled(), q, "scheduled");
+      count(h, s.retryable(), q, "retryable");
+      count(h, s.discarded(), q, "discarded");
+      h.raw("<td>").text(Html.share(s.failureShare5m(), s.failed5m() + s.completed5m()));
+      h.raw("</td><td>").text(Html.share(s.failureShare1h(), s.failed1h() + s.completed1h()));
+      h.raw("</td><td>").raw(chart(r.completed())).raw("</td><td>");
+      if (!readOnly) {
+        String path = base + "/queues/" + q + (r.paused() ? "/resume" : "/pause");
+        h.button(path, r.paused() ? "Resume" : "Pause", csrf, null);
+      }
+      h.raw("</td></tr>");
+    }
+    return h.raw("</tbody></table>").toString();
+  }
+
+  private void count(Html h, long n, String queue, String state) {
+    h.raw("<td class=\"num\" data-state=\"").text(state).raw("\">");
+    if (n == 0) {
+      h.raw("0");
+    } else {
+      h.raw("<a href=\"").text(base + "/jobs?queue=" + queue + "&state=" + state).raw("\">");
+      h.text(n).raw("</a>");
+    }
+    h.raw("</td>");
+  }
+
+  /** Bars of completions per bucket, oldest left, as inline SVG; each bar titled. */
+  static String chart(List<Long> counts) {
+    int w = 6;
+    int gap = 2;
+    int height = 28;
+    long max = Math.max(1, counts.stream().mapToLong(Long::longValue).max().orElse(1));
+    long total = counts.stream().mapToLong(Long::longValue).sum();
+    Html h = new Html();
+    h.raw("<svg class=\"chart\" width=\"")
+        .text(counts.size() * (w + gap))
+        .raw("\" height=\"")
+        .text(height)
+        .raw("\" role=\"img\" aria-label=\"")
+        .text(total + " completions in the last hour")
+        .raw("\">");
+    for (int i = 0; i < counts.size(); i++) {
+      long n = counts.get(i);
+      int bar = n == 0 ? 1 : (int) Math.max(2, Math.round((double) n / max * height));
+      int minutesAgo = (counts.size() - i) * (int) Views.CHART_BUCKET.toMinutes();
+      h.raw("<rect x=\"")
+          .text(i * (w + gap))
+          .raw("\" y=\"")
+          .text(height - bar)
+          .raw("\" width=\"")
+          .text(w)
+          .raw("\" height=\"")
+          .text(bar)
+          .raw(n == 0 ? "\" class=\"zero\">" : "\">")
+          .raw("<title>")
+          .text(n + " completed, " + minutesAgo + " to " + (minutesAgo - 5) + " min ago")
+          .raw("</title></rect>");
+    }
+    return h.raw("</svg>").text(" " + total).toString();
+  }
+
+  String overview(List<Views.QueueRow> rows, Instant now) {
+    return new Html()
+        .raw("<div id=\"queues\" data-refresh=\"")
+        .text(base + "/fragment/queues")
+        .raw("\">")
+        .raw(queues(rows, now))
+        .raw("</div><p class=\"muted\">Refreshes every 2 seconds. Failed = failed attempts /")
+        .raw(" attempts that ended in the window.</p>")
+        .toString();
+  }
+
+  // ---------------------------------------------------------------- jobs
+
+  String jobs(JobBrowser.Filter f, int limit, JobBrowser.Page page, boolean firstPage) {
+    Html h = new Html();
+    h.raw("<form class=\"filter\" method=\"get\" action=\"").text(base + "/jobs").raw("\">");
+    h.raw("<label>State <select name=\"state\"><option value=\"\">any</option>");
+    for (JobState s : JobState.values()) {
+      h.raw("<option").raw(s == f.state() ? " selected" : "").raw(">").text(s.dbName());
+      h.raw("</option>");
+    }
+    h.raw("</select></label>");
+    field(h, "Queue", "queue", f.queue());
+    field(h, "Kind", "kind", f.kind());
+    field(h, "Id", "id", f.id());
+    field(h, "Idempotency key", "key", f.idempotencyKey());
+    h.raw("<input type=\"hidden\" name=\"limit\" value=\"").text(limit).raw("\">");
+    h.raw("<button type=\"submit\">Filter</button></form>");
+    h.raw("<p class=\"muted\">").text(orderNote(f.state())).raw("</p>");
+    if (page.jobs().isEmpty()) {
+      h.raw("<p id=\"no-jobs\">No jobs match.</p>");
+    } else {
+      h.raw("<table class=\"jobs\"><thead><tr><th>Id</th><th>Queue</th><th>Kind</th>")
+          .raw("<th>State</th><th>Attempt</th><th>")
+          .text(timeLabel(f.state()))
+          .raw("</th><th>Args</th></tr></thead><tbody>");
+      for (Job j : page.jobs()) {
+        h.raw("<tr data-id=\"").text(j.id()).raw("\"><td><a href=\"");
+        h.text(base + "/jobs/" + j.id()).raw("\">").text(j.id()).raw("</a></td><td>");
+        h.text(j.queue()).raw("</td><td>").text(j.kind()).raw("</td><td class=\"state ");
+        h.text(j.state().dbName()).raw("\">").text(j.state().dbName()).raw("</td><td>");
+        h.text(j.attempt() + "/" + j.maxAttempts()).raw("</td><td>");
+        h.text(Html.time(sortTime(f.state(), j))).raw("</td><td class=\"args\">");
+        String args = j.args().toString();
+        h.text(args.length() > 80 ? args.substring(0, 80) + "..." : args).raw("</td></tr>");
+      }
+      h.raw("</tbody></table>");
+    }
+    h.raw("<p class=\"pager\">");
+    if (!firstPage) {
+      h.raw("<a href=\"").text(base + "/jobs?" + query(f, limit, null)).raw("\">First page</a> ");
+    }
+    if (page.next() != null) {
+      h.raw("<a id=\"next\" href=\"").text(base + "/jobs?" + query(f, limit, page.next()));
+      h.raw("\">Next page</a>");
+    }
+    h.raw("</p>");
+    if (!readOnly && f.state() != null && f.state() != JobState.RUNNING) {
+      h.raw("<p class=\"bulk\">All jobs matching this filter: <a id=\"bulk-retry\" href=\"");
+      h.text(base + "/jobs/bulk?action=retry&" + query(f, limit, null));
+      h.raw("\">Retry…</a> <a id=\"bulk-delete\" href=\"");
+      h.text(base + "/jobs/bulk?action=delete&" + query(f, limit, null));
+      h.raw("\">Delete…</a></p>");
+    }
+    return h.toString();
+  }
+
+  private static void field(Html h, String label, String name, Object value) {
+    h.raw("<label>").text(label).raw(" <input name=\"").text(name).raw("\" value=\"");
+    h.text(value).raw("\" size=\"14\"></label>");
+  }
+
+  static String orderNote(JobState state) {
+    if (state == null) {
+      return "Newest first.";
+    }
+    return switch (state) {
+      case COMPLETED, CANCELLED, DISCARDED -> "Most recently finalized first.";
+      case SCHEDULED, RETRYABLE -> "Next due first.";
+      case AVAILABLE -> "In the order workers claim them: by queue, priority, due time.";
+      case RUNNING -> "Latest attempt first.";
+    };
+  }
+
+  private static String timeLabel(JobState state) {
+    if (state == null) {
+      return "Created";
+    }
+    return switch (state) {
+      case COMPLETED, CANCELLED, DISCARDED -> "Finalized";
+      case SCHEDULED, RETRYABLE, AVAILABLE -> "Due";
+      case RUNNING -> "Attempted";
+    };
+  }
+
+  private static Instant sortTime(JobState state, Job j) {
+    if (state == null) {
+      return j.createdAt();
+    }
+    return switch (state) {
+      case COMPLETED, CANCELLED, DISCARDED -> j.finalizedAt();
+      case SCHEDULED, RETRYABLE, AVAILABLE -> j.scheduledAt();
+      case RUNNING -> j.attemptedAt();
+    };
+  }
+
+  /** The query string of a filter, a page size and a cursor (null: none). */
+  static String query(JobBrowser.Filter f, int limit, String after) {
+    List<String> parts = new ArrayList<>();
+    if (f.state() != null) {
+      parts.add("state=" + f.state().dbName());
+    }
+    if (f.queue() != null) {
+      parts.add("queue=" + Html.url(f.queue()));
+    }
+    if (f.kind() != null) {
+      parts.add("kind=" + Html.url(f.kind()));
+    }
+    if (f.id() != null) {
+      parts.add("id=" + f.id());
+    }
+    if (f.idempotencyKey() != null) {
+      parts.add("key=" + Html.url(f.idempotencyKey()));
+    }
+    parts.add("limit=" + limit);
+    if (after != null) {
+      parts.add("after=" + Html.url(after));
+    }
+    return String.join("&", parts);
+  }
+
+  String bulkConfirm(String action, JobBrowser.Filter f, long count) {
+    Html h = new Html();
+    String what = action.equals("retry") ? "Retry" : "Delete";
+    h.raw("<p id=\"bulk-count\">");
+    if (count > Views.MAX_BULK) {
+      h.text("More than " + Views.MAX_BULK + " jobs match; this action takes the first ");
+      h.text(Views.MAX_BULK + " (submit again for the rest).");
+    } else {
+      h.text(count + (count == 1 ? " job matches" : " jobs match") + " this filter.");
+    }
+    h.raw("</p><p class=\"muted\">").text(orderNote(f.state())).raw("</p>");
+    if (count == 0) {
+      return h.raw("<p>Nothing to do.</p>").toString();
+    }
+    List<String> hidden = new ArrayList<>(List.of("action", action, "expected", "" + count));
+    if (f.state() != null) {
+      hidden.addAll(List.of("state", f.state().dbName()));
+    }
+    if (f.queue() != null) {
+      hidden.addAll(List.of("queue", f.queue()));
+    }
+    if (f.kind() != null) {
+      hidden.addAll(List.of("kind", f.kind()));
+    }
+    if (f.id() != null) {
+      hidden.addAll(List.of("id", "" + f.id()));
+    }
+    if (f.idempotencyKey() != null) {
+      hidden.addAll(List.of("key", f.idempotencyKey()));
+    }
+    h.button(
+        base + "/jobs/bulk",
+        what + " " + Math.min(count, Views.MAX_BULK) + " jobs",
+        csrf,
+        null,
+        hidden.toArray(String[]::new));
+    return h.toString();
+  }
+
+  // ---------------------------------------------------------------- job detail
+
+  String job(Job j, Instant now) {
+    Html h = new Html();
+    h.raw("<dl class=\"fields\">");
+    dt(h, "State", j.state().dbName());
+    dt(h, "Queue", j.queue());
+    dt(h, "Kind", j.kind());
+    dt(h, "Priority", j.priority());
+    dt(h, "Attempt", j.attempt() + " of " + j.maxAttempts());
+    dt(h, "Fence", j.fence());
+    dt(h, "Node", j.attemptedBy() == null ? "-" : j.attemptedBy());
+    dt(h, "Idempotency key", j.idempotencyKey() == null ? "-" : j.idempotencyKey());
+    dt(h, "Scheduled at", Html.time(j.scheduledAt()));
+    dt(h, "Lease expires", Html.time(j.leaseExpiresAt()));
+    dt(h, "Deadline", Html.time(j.deadlineAt()));
+    h.raw("</dl>");
+    if (!readOnly) {
+      h.raw("<div class=\"actions\">");
+      String p = base + "/jobs/" + j.id();
+      JobState s = j.state();
+      if (s == JobState.SCHEDULED || s == JobState.RETRYABLE) {
+        h.button(p + "/run", "Run now", csrf, null);
+      }
+      if (s != JobState.RUNNING && s != JobState.AVAILABLE) {
+        h.button(p + "/retry", "Retry", csrf, null);
+      }
+      if (!s.isFinal()) {
+        h.button(p + "/cancel", "Cancel", csrf, "Cancel job " + j.id() + "?");
+      }
+      if (s != JobState.RUNNING) {
+        h.button(p + "/delete", "Delete", csrf, "Delete job " + j.id() + " and its history?");
+      }
+      h.raw("</div>");
+    }
+    h.raw("<h2>Args</h2><pre id=\"args\" class=\"json\">").text(pretty(j.args())).raw("</pre>");
+    h.raw("<h2>Metadata</h2><pre id=\"metadata\" class=\"json\">").text(pretty(j.metadata()));
+    h.raw("</pre><h2>Attempts</h2>");
+    if (j.errors().isEmpty()) {
+      h.raw("<p>No failed attempt.</p>");
+    } else {
+      h.raw("<table class=\"attempts\"><thead><tr><th>Attempt</th><th>At</th><th>Error</th>")
+          .raw("<th>Message</th></tr></thead><tbody>");
+      for (JobError e : j.errors()) {
+        h.raw("<tr><td>").text(e.attempt()).raw("</td><td>").text(Html.time(e.at()));
+        h.raw("</td><td>").text(e.error()).raw("</td><td>").text(e.message());
+        if (e.trace() != null) {
+          h.raw("<details><summary>Stack trace</summary><pre class=\"trace\">").text(e.trace());
+          h.raw("</pre></details>");
+        }
+        h.raw("</td></tr>");
+      }
+      h.raw("</tbody></table>");
+    }
+    h.raw("<h2>Timeline</h2><ol class=\"timeline\">");
+    for (Event e : timeline(j, now)) {
+      h.raw("<li><time>").text(Html.time(e.at())).raw("</time> ").text(e.what()).raw("</li>");
+    }
+    return h.raw("</ol>").toString();
+  }
+
+  private static void dt(Html h, String name, Object value) {
+    h.raw("<dt>").text(name).raw("</dt><dd>").text(value).raw("</dd>");
+  }
+
+  static String pretty(JsonNode node) {
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      return String.valueOf(node);
+    }
+  }
+
+  /** One moment of a job's life. */
+  record Event(Instant at, String what) {}
+
+  /**
+   * The job's states over time, from what its row keeps: enqueue, each failed attempt, a retry or
+   * cancel request by an operator, the latest attempt, the due time, the end. Earlier attempts that
+   * did not fail (a snooze, a hand-back) leave no trace in the row.
+   */
+  static List<Event> timeline(Job j, Instant now) {
+    List<Event> out = new ArrayList<>();
+    out.add(new Event(j.createdAt(), "enqueued"));
+    for (JobError e : j.errors()) {
+      out.add(new Event(e.at(), "attempt " + e.attempt() + " failed: " + e.error()));
+    }
+    JsonNode m = j.metadata();
+    Instant retried = instant(m.path("retried_at").asText(null));
+    if (retried != null) {
+      out.add(
+          new Event(
+              retried,
+              "retried from "
+                  + m.path("retried_from").asText("?")
+                  + " by "
+                  + m.path("retried_by").asText("?")));
+    }
+    Instant cancelRequested = instant(m.path("cancel_requested_at").asText(null));
+    if (cancelRequested != null) {
+      out.add(new Event(cancelRequested, "cancel requested"));
+    }
+    if (j.attemptedAt() != null) {
+      out.add(
+          new Event(
+              j.attemptedAt(),
+              "attempt "
+                  + j.attempt()
+                  + " started"
+                  + (j.attemptedBy() == null ? "" : " on " + j.attemptedBy())
+                  + " (fence "
+                  + j.fence()
+                  + ")"));
+    }
+    if (j.finalizedAt() != null) {
+      out.add(new Event(j.finalizedAt(), j.state().dbName()));
+    } else if (j.state() == JobState.SCHEDULED || j.state() == JobState.RETRYABLE) {
+      out.add(
+          new Event(
+              j.scheduledAt(),
+              (j.scheduledAt().isAfter(now) ? "due (in " : "due (")
+                  + Html.between(now, j.scheduledAt()).replace("-", "")
+                  + (j.scheduledAt().isAfter(now) ? ")" : " ago)")));
+    } else {
+      out.add(new Event(now, "now " + j.state().dbName()));
+    }
+    out.sort(Comparator.comparing(Event::at));
+    return out;
+  }
+
+  // A time the database wrote into the metadata (ISO 8601 with an offset); null if absent or not
+  // one, so a hand-edited metadata value never breaks the page.
+  private static Instant instant(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return java.time.OffsetDateTime.parse(text).toInstant();
+    } catch (java.time.format.DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  // ---------------------------------------------------------------- nodes, periodic
+
+  String nodes(Views.Cluster c, Instant now) {
+    Html h = new Html();
+    LeaderInfo l = c.leader().orElse(null);
+    h.raw("<p id=\"leader\">");
+    if (l == null) {
+      h.text("No leader was ever elected.");
+    } else {
+      boolean expired = l.expiresAt().isBefore(now);
+      h.text("Leader: " + l.nodeId() + " (term " + l.term() + ", elected ")
+          .text(Html.time(l.electedAt()))
+          .text(expired ? ", lease expired " : ", lease until ")
+          .text(Html.time(l.expiresAt()) + ")");
+    }
+    h.raw("</p>");
+    if (c.nodes().isEmpty()) {
+      return h.raw("<p>No node is registered.</p>").toString();
+    }
+    h.raw("<table class=\"nodes\"><thead><tr><th>Node</th><th>Host</th><th>Pid</th>")
+        .raw("<th>Queues</th><th>Version</th><th>Started</th><th>Last heartbeat</th></tr>")
+        .raw("</thead><tbody>");
+    for (NodeInfo n : c.nodes()) {
+      boolean leads = l != null && l.nodeId().equals(n.id()) && !l.expiresAt().isBefore(now);
+      h.raw("<tr><td>").text(n.id()).raw(leads ? " <span class=\"badge\">leader</span>" : "");
+      h.raw("</td><td>").text(n.host()).raw("</td><td>").text(n.pid()).raw("</td><td>");
+      h.text(String.join(", ", n.queues())).raw("</td><td>").text(n.version()).raw("</td><td>");
+      h.text(Html.time(n.startedAt())).raw("</td><td>").text(Html.time(n.heartbeatAt()));
+      h.text(" (" + Html.between(n.heartbeatAt(), now) + " ago)").raw("</td></tr>");
+    }
+    return h.raw("</tbody></table>").toString();
+  }
+
+  String periodic(List<PeriodicAdmin.PeriodicInfo> list) {
+    Html h = new Html();
+    if (list.isEmpty()) {
+      return h.raw("<p>No periodic job has been registered with a leader.</p>").toString();
+    }
+    h.raw("<table class=\"periodic\"><thead><tr><th>Name</th><th>Schedule</th><th>Last due</th>")
+        .raw("<th>Last job</th><th>Next due</th></tr></thead><tbody>");
+    for (PeriodicAdmin.PeriodicInfo p : list) {
+      h.raw("<tr><td>").text(p.name()).raw("</td><td><code>").text(p.schedule());
+      h.raw("</code> ").text(p.zone().getId());
+      h.raw("</td><td>").text(Html.time(p.lastDueAt())).raw("</td><td>");
+      if (p.lastJobId() == null) {
+        h.raw("-");
+      } else {
+        h.raw("<a href=\"").text(base + "/jobs/" + p.lastJobId()).raw("\">").text(p.lastJobId());
+        h.raw("</a>");
+      }
+      h.raw("</td><td>").text(Html.time(p.nextDueAt())).raw("</td></tr>");
+    }
+    return h.raw("</tbody></table>").toString();
+  }
+}

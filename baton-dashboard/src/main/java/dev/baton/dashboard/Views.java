@@ -1,0 +1,283 @@
+package dev.baton.dashboard;
+
+import dev.baton.Baton;
+import dev.baton.InvalidConfigException;
+import dev.baton.Job;
+import dev.baton.JobState;
+import dev.baton.LeaderInfo;
+import dev.baton.NodeInfo;
+import dev.baton.QueueInfo;
+import dev.baton.admin.JobAdmin;
+import dev.baton.admin.JobBrowser;
+import dev.baton.admin.PeriodicAdmin;
+import dev.baton.admin.StatsAdmin;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the pages and the API show and do, on the admin API only. Each action answers with an {@link
+ * Outcome}: doing it twice changes nothing the second time and says so.
+ */
+final class Views {
+
+  /** Who the admin API records as having retried a job. */
+  static final String ACTOR = "dashboard";
+
+  /** The window of the throughput chart: one hour. */
+  static final Duration CHART_WINDOW = Duration.ofHours(1);
+
+  /** One bar of the throughput chart: five minutes. */
+  static final Duration CHART_BUCKET = Duration.ofMinutes(5);
+
+  /** Most jobs one bulk action touches: 10,000. */
+  static final int MAX_BULK = 10_000;
+
+  final Baton baton;
+  final JobAdmin admin;
+  final JobBrowser browser;
+  final StatsAdmin stats;
+  final PeriodicAdmin periodic;
+
+  Views(Baton baton, JobAdmin admin, JobBrowser browser, StatsAdmin stats, PeriodicAdmin periodic) {
+    this.baton = baton;
+    this.admin = admin;
+    this.browser = browser;
+    this.stats = stats;
+    this.periodic = periodic;
+  }
+
+  /** A queue on the overview: its figures, whether it is paused, its completions per bucket. */
+  record QueueRow(String name, StatsAdmin.QueueStats stats, QueueInfo info, List<Long> completed) {
+    boolean paused() {
+      return info != null && info.paused();
+    }
+  }
+
+  /** Every queue the cluster knows or has figures for, by name. */
+  List<QueueRow> overview() {
+    Map<String, StatsAdmin.QueueStats> figures = new TreeMap<>();
+    stats.queues().forEach(q -> figures.put(q.queue(), q));
+    Map<String, QueueInfo> infos = new TreeMap<>();
+    baton.queues().forEach(q -> infos.put(q.name(), q));
+    Map<String, List<Long>> completed = new TreeMap<>();
+    stats
+        .completions(CHART_WINDOW, CHART_BUCKET)
+        .forEach(c -> completed.put(c.queue(), c.completed()));
+    TreeMap<String, Boolean> names = new TreeMap<>();
+    figures.keySet().forEach(n -> names.put(n, true));
+    infos.keySet().forEach(n -> names.put(n, true));
+    completed.keySet().forEach(n -> names.put(n, true));
+    int bars = (int) (CHART_WINDOW.toSeconds() / CHART_BUCKET.toSeconds());
+    List<QueueRow> out = new ArrayList<>();
+    for (String n : names.keySet()) {
+      out.add(
+          new QueueRow(
+              n,
+              figures.getOrDefault(n, empty(n)),
+              infos.get(n),
+              completed.getOrDefault(n, java.util.Collections.nCopies(bars, 0L))));
+    }
+    return out;
+  }
+
+  private static StatsAdmin.QueueStats empty(String queue) {
+    return new StatsAdmin.QueueStats(queue, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /** The nodes, and the leader as recorded. */
+  record Cluster(List<NodeInfo> nodes, Optional<LeaderInfo> leader) {}
+
+  Cluster cluster() {
+    return new Cluster(baton.nodes(), baton.leader());
+  }
+
+  /** The job with {@code id}, or a 404. */
+  Job job(long id) {
+    return admin.get(id).orElseThrow(() -> new BadRequest(404, "no job with id " + id));
+  }
+
+  /**
+   * What an action did.
+   *
+   * @param status the HTTP status of its answer
+   * @param outcome a stable name for scripts, e.g. {@code retried}, {@code already_available}
+   * @param message a sentence for a person
+   * @param job the job after the action, or null
+   */
+  record Outcome(int status, String outcome, String message, Job job) {}
+
+  Outcome retry(long id) {
+    JobAdmin.RetryResult r = admin.retry(id, ACTOR);
+    return switch (r.outcome()) {
+      case RETRIED ->
+          new Outcome(
+              200,
+              "retried",
+              "job " + id + " retried (was " + r.previousState().dbName() + "); it is available",
+              r.job());
+      case ALREADY_AVAILABLE ->
+          new Outcome(200, "already_available", "job " + id + " is available already", r.job());
+      case RUNNING ->
+          new Outcome(
+              409,
+              "running",
+              "job " + id + " is running; a running job is not retried: cancel it first",
+              r.job());
+      case NOT_FOUND -> new Outcome(404, "not_found", "no job with id " + id, null);
+    };
+  }
+
+  Outcome runNow(long id) {
+    Job job = job(id);
+    if (job.state() == JobState.AVAILABLE) {
+      return new Outcome(200, "already_available", "job " + id + " is available already", job);
+    }
+    if (job.state() != JobState.SCHEDULED && job.state() != JobState.RETRYABLE) {
+      return new Outcome(
+          409,
+          job.state().dbName(),
+          "job "
+              + id
+              + " is "
+              + job.state().dbName()
+              + "; run now applies to a scheduled or retryable job (retry a final one)",
+          job);
+    }
+    Outcome o = retry(id);
+    return o.outcome().equals("retried")
+        ? new Outcome(200, "run_now", "job " + id + " made available now", o.job())
+        : o;
+  }
+
+  Outcome cancel(long id) {
+    Job before = job(id);
+    if (before.state().isFinal()) {
+      return finalAlready(before);
+    }
+    Optional<JobState> after = baton.cancel(id);
+    if (after.isEmpty()) {
+      // It finished (or was deleted) between the read and the cancel.
+      return admin.get(id).map(Views::finalAlready).orElseGet(() -> notFound(id));
+    }
+    Job job = admin.get(id).orElse(before);
+    return after.get() == JobState.RUNNING
+        ? new Outcome(
+            202,
+            "cancel_requested",
+            "job " + id + " is running: its worker was told to stop it; it becomes cancelled then",
+            job)
+        : new Outcome(200, "cancelled", "job " + id + " cancelled", job);
+  }
+
+  private static Outcome finalAlready(Job job) {
+    return job.state() == JobState.CANCELLED
+        ? new Outcome(200, "already_cancelled", "job " + job.id() + " is cancelled already", job)
+        : new Outcome(
+            409,
+            job.state().dbName(),
+            "job " + job.id() + " is " + job.state().dbName() + " (final); nothing to cancel",
+            job);
+  }
+
+  private static Outcome notFound(long id) {
+    return new Outcome(404, "not_found", "no job with id " + id, null);
+  }
+
+  Outcome delete(long id) {
+    JobAdmin.DeleteResult r = admin.delete(id);
+    return switch (r.outcome()) {
+      case DELETED -> new Outcome(200, "deleted", "job " + id + " deleted", r.job());
+      case RUNNING ->
+          new Outcome(
+              409,
+              "running",
+              "job " + id + " is running; a running job is not deleted: cancel it first",
+              r.job());
+      case NOT_FOUND -> notFound(id);
+    };
+  }
+
+  Outcome pause(String queue) {
+    try {
+      baton.pauseQueue(queue);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    return new Outcome(200, "paused", "queue " + queue + " paused", null);
+  }
+
+  Outcome resume(String queue) {
+    boolean resumed;
+    try {
+      resumed = baton.resumeQueue(queue);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    return resumed
+        ? new Outcome(200, "resumed", "queue " + queue + " resumed", null)
+        : new Outcome(200, "not_paused", "queue " + queue + " was not paused", null);
+  }
+
+  /** The jobs a bulk action would touch now, counted up to {@value #MAX_BULK} + 1. */
+  long bulkCount(JobBrowser.Filter filter) {
+    requireBulkFilter(filter);
+    return browser.count(filter, MAX_BULK + 1L);
+  }
+
+  /** What a bulk action did. */
+  record BulkOutcome(String action, long done, long skipped, String message) {}
+
+  /**
+   * Retries or deletes every job matching {@code filter}, at most {@value #MAX_BULK}, one by one
+   * through the admin API (each with its state check); submit again for the rest. {@code expected}
+   * is the count the person confirmed, named in the message when it differs.
+   */
+  BulkOutcome bulk(String action, JobBrowser.Filter filter, long expected) {
+    requireBulkFilter(filter);
+    if (!action.equals("retry") && !action.equals("delete")) {
+      throw BadRequest.of(
+          "invalid parameter action: expected retry or delete, got " + Request.shown(action));
+    }
+    long done = 0;
+    long skipped = 0;
+    String cursor = null;
+    do {
+      JobBrowser.Page page = browser.page(filter, cursor, JobBrowser.MAX_PAGE_SIZE);
+      for (Job j : page.jobs()) {
+        if (done + skipped >= MAX_BULK) {
+          break;
+        }
+        boolean changed =
+            action.equals("retry")
+                ? admin.retry(j.id(), ACTOR).outcome() == JobAdmin.RetryOutcome.RETRIED
+                : admin.delete(j.id()).outcome() == JobAdmin.DeleteOutcome.DELETED;
+        if (changed) {
+          done++;
+        } else {
+          skipped++;
+        }
+      }
+      cursor = page.next();
+    } while (cursor != null && done + skipped < MAX_BULK);
+    String verb = action.equals("retry") ? "retried" : "deleted";
+    String message =
+        done
+            + " jobs "
+            + verb
+            + (skipped > 0 ? ", " + skipped + " left as they were (running, or changed)" : "")
+            + (expected != done ? " (" + expected + " were confirmed)" : "");
+    return new BulkOutcome(action, done, skipped, message);
+  }
+
+  private static void requireBulkFilter(JobBrowser.Filter filter) {
+    if (filter.state() == null || filter.state() == JobState.RUNNING) {
+      throw BadRequest.of(
+          "invalid bulk filter: expected a state other than running (e.g. state=discarded), got "
+              + (filter.state() == null ? "none" : "running"));
+    }
+  }
+}
