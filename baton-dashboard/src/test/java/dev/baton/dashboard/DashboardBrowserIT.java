@@ -1,0 +1,253 @@
+package dev.baton.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.JobArgs;
+import dev.baton.testing.Fixture;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real headless Chromium (Debian's chromium and chromedriver; Selenium Manager
+ * is never asked, so nothing is downloaded), one browser session for the class: an operator finds a
+ * discarded job from the overview and retries it; pauses a queue and its worker stops claiming;
+ * args render as text; a form without its CSRF token is refused; with auth on, the browser gets
+ * 401. Saves the screenshots of the README under docs/images.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DashboardBrowserIT {
+  private static final String CHROMIUM = "/usr/bin/chromium";
+  private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  record Work(int n) implements JobArgs {}
+
+  private static Fixture f;
+  private static DashboardServer server;
+  private static WebDriver browser;
+  private static Path profile;
+  private static final AtomicInteger worked = new AtomicInteger();
+
+  @BeforeAll
+  static void start() throws IOException {
+    for (String exe : new String[] {CHROMIUM, CHROMEDRIVER}) {
+      if (!new File(exe).canExecute()) {
+        throw new AssertionError(
+            exe + " is missing; install it with: apt-get install -y chromium chromium-driver");
+      }
+    }
+    f = new Fixture();
+    f.start(
+        f.config().queue("work", 2).build(),
+        b -> b.handler(Work.class, (ctx, args) -> worked.incrementAndGet()));
+    seedHistory();
+    server =
+        Dashboard.builder(f.reader(), f.dataSource())
+            .build()
+            .serve(new InetSocketAddress("127.0.0.1", 0));
+
+    profile = Files.createTempDirectory("baton-chromium-");
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM);
+    options.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1360,900",
+        "--user-data-dir=" + profile);
+    // The driver is named, so Selenium Manager is not run to find (or download) one.
+    ChromeDriverService service =
+        new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER)).build();
+    browser = new ChromeDriver(service, options);
+    browser.manage().timeouts().pageLoadTimeout(WAIT);
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (f != null) {
+      f.close();
+    }
+    if (profile != null) {
+      try (var paths = Files.walk(profile)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      }
+    }
+  }
+
+  // An hour of history for the overview: completions over the last hour and a few failures.
+  private static void seedHistory() {
+    f.execute(
+        "INSERT INTO %s.job (queue, kind, state, attempt, attempted_at, finalized_at)"
+            + " SELECT q, 'send_email', 'completed', 1, t, t FROM ("
+            + "   SELECT CASE WHEN g % 3 = 0 THEN 'reports' ELSE 'mail' END AS q,"
+            + "          now() - (g * 11 % 3600) * interval '1 second' AS t"
+            + "   FROM generate_series(1, 900) g) x");
+    for (int i = 0; i < 3; i++) {
+      Seed.discarded(
+          f, "mail", "{\"to\": \"user" + i + "@example.com\", \"template\": \"welcome\"}");
+    }
+    Seed.scheduled(f, "reports");
+    Seed.available(f, "reports");
+  }
+
+  private String url(String path) {
+    return server.uri().resolve(path).toString();
+  }
+
+  private WebDriverWait waiting() {
+    WebDriverWait w = new WebDriverWait(browser, WAIT);
+    w.ignoring(StaleElementReferenceException.class);
+    return w;
+  }
+
+  private static void screenshot(String name) throws IOException {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
+      dir = dir.getParent();
+    }
+    assertThat(dir).as("the repository's docs/ directory").isNotNull();
+    Path target = dir.resolve("docs/images").resolve(name);
+    Files.createDirectories(target.getParent());
+    File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+    Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  // First only so that the overview's screenshot shows the seeded queues alone.
+  @Test
+  @Order(1)
+  void anOperatorFindsADiscardedJobFromTheOverviewAndRetriesIt() throws IOException {
+    long id = Seed.discarded(f, "mail", Seed.SCRIPT_ARGS);
+    browser.get(url("/"));
+    waiting().until(d -> d.findElement(By.cssSelector("tr[data-queue='mail']")).isDisplayed());
+    String discarded =
+        browser
+            .findElement(By.cssSelector("tr[data-queue='mail'] td[data-state='discarded']"))
+            .getText();
+    assertThat(discarded)
+        .isEqualTo(
+            ""
+                + f.count(
+                    "SELECT count(*) FROM %s.job WHERE queue = 'mail' AND state = 'discarded'"));
+    screenshot("dashboard-overview.png");
+
+    browser.findElement(By.linkText("Jobs")).click();
+    new Select(browser.findElement(By.name("state"))).selectByVisibleText("discarded");
+    browser.findElement(By.cssSelector("form.filter button")).click();
+    waiting().until(d -> d.getCurrentUrl().contains("state=discarded"));
+    assertThat(browser.findElements(By.cssSelector("table.jobs td.state")))
+        .hasSize((int) f.count("SELECT count(*) FROM %s.job WHERE state = 'discarded'"))
+        .allSatisfy(td -> assertThat(td.getText()).isEqualTo("discarded"));
+
+    browser.findElement(By.cssSelector("tr[data-id='" + id + "'] a")).click();
+    waiting().until(d -> d.findElement(By.tagName("h1")).getText().equals("Job " + id));
+    // The args are shown as the text they are; the script in them never ran.
+    assertThat(browser.findElement(By.id("args")).getText())
+        .contains("\"note\" : \"<script>window.pwned = 1</script>\\\" onmouseover=\\\"x\"");
+    assertThat(((JavascriptExecutor) browser).executeScript("return window.pwned === undefined"))
+        .isEqualTo(true);
+    assertThat(browser.findElement(By.cssSelector("table.attempts")).getText())
+        .contains("java.io.IOException", "smtp <b>down</b>");
+    screenshot("dashboard-job.png");
+
+    browser.findElement(By.xpath("//button[.='Retry']")).click();
+    waiting().until(d -> d.findElement(By.cssSelector("p.message")).getText().contains("retried"));
+    assertThat(Seed.state(f, id)).isEqualTo("available");
+  }
+
+  @Test
+  void pausingAQueueFromTheOverviewStopsItsWorkerClaiming() {
+    browser.get(url("/"));
+    clickInRow("work", "Pause");
+    waiting()
+        .until(d -> !d.findElements(By.cssSelector("tr[data-queue='work'] td.paused")).isEmpty());
+    int before = worked.get();
+    String insert =
+        "INSERT INTO %s.job (queue, kind, args) VALUES ('work', 'work', '{\"n\": 1}') RETURNING id";
+    long a = f.count(insert);
+    long b = f.count(insert);
+    await()
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                worked.get() == before
+                    && Seed.state(f, a).equals("available")
+                    && Seed.state(f, b).equals("available"));
+
+    clickInRow("work", "Resume");
+    await().atMost(WAIT).until(() -> worked.get() == before + 2);
+  }
+
+  // The overview's table is swapped every 2 s, so the button is looked up again when stale.
+  private void clickInRow(String queue, String button) {
+    waiting()
+        .until(
+            d -> {
+              d.findElement(
+                      By.xpath("//tr[@data-queue='" + queue + "']//button[.='" + button + "']"))
+                  .click();
+              return true;
+            });
+    waiting().until(d -> d.findElement(By.cssSelector("p.message")).getText().contains(queue));
+  }
+
+  @Test
+  void aFormWithoutItsCsrfTokenIsRefused() {
+    long id = Seed.discarded(f, "forms", "{}");
+    browser.get(url("/jobs/" + id));
+    ((JavascriptExecutor) browser)
+        .executeScript("document.querySelectorAll('input[name=csrf]').forEach(e => e.remove())");
+    browser.findElement(By.xpath("//button[.='Retry']")).click();
+    waiting().until(d -> d.findElement(By.id("error")).getText().contains("CSRF token"));
+    assertThat(Seed.state(f, id)).isEqualTo("discarded");
+  }
+
+  @Test
+  void withAuthOnTheBrowserWithoutCredentialsGets401() {
+    try (DashboardServer guarded =
+        Dashboard.builder(f.reader(), f.dataSource())
+            .auth(DashboardAuth.bearerToken("browser-test-token-0123456789"))
+            .build()
+            .serve(new InetSocketAddress("127.0.0.1", 0))) {
+      browser.get(guarded.uri().resolve("/jobs").toString());
+      assertThat(browser.findElement(By.tagName("h1")).getText())
+          .isEqualTo("Authentication required");
+      assertThat(browser.findElements(By.cssSelector("table.jobs"))).isEmpty();
+    }
+  }
+}
