@@ -121,7 +121,7 @@ final class Pages {
         .text(base + "/fragment/queues")
         .raw("\">")
         .raw(queues(rows, now))
-        .raw("</div><p class=\"muted\">Refreshes every 2 seconds. Failed = failed attempts /")
+        .raw("</div><p class=\"muted\">Refreshes every 5 seconds. Failed = failed attempts /")
         .raw(" attempts that ended in the window.</p>")
         .toString();
   }

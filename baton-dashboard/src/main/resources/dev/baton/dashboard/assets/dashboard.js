@@ -29,7 +29,7 @@
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) { if (html !== null) { queues.innerHTML = html; } })
       .catch(function () {})
-      .finally(function () { window.setTimeout(refresh, 2000); });
+      .finally(function () { window.setTimeout(refresh, 5000); });
   }
-  window.setTimeout(refresh, 2000);
+  window.setTimeout(refresh, 5000);
 })();
