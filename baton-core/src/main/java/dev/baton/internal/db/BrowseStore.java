@@ -13,15 +13,15 @@ import java.util.List;
  * of jobs by keyset, capped counts of a filtered set, completions per time bucket, and the periodic
  * schedules. Read-only; each read is one statement.
  *
- * <p>A page is ordered by the index its state can read, so that the next page starts where the
- * last one ended (a keyset, never an {@code OFFSET}) and costs the same on the thousandth page as
- * on the first: no state, newest first by id (the primary key); a final state, most recently
- * finalized first ({@code job_finalized_idx}); {@code scheduled} or {@code retryable}, next due
- * first ({@code job_waiting_idx}); {@code available}, in claim order ({@code job_claim_idx});
- * {@code running}, latest attempt first (at most the cluster's concurrency of rows). One statement
- * per order; each names its partial index's state as a literal, so that every plan of it, custom
- * or generic, can read that index. A null filter matches every row: the server plans each
- * execution with its values, and a null value folds its condition away, as in {@link AdminStore}.
+ * <p>A page is ordered by the index its state can read, so that the next page starts where the last
+ * one ended (a keyset, never an {@code OFFSET}) and costs the same on the thousandth page as on the
+ * first: no state, newest first by id (the primary key); a final state, most recently finalized
+ * first ({@code job_finalized_idx}); {@code scheduled} or {@code retryable}, next due first ({@code
+ * job_waiting_idx}); {@code available}, in claim order ({@code job_claim_idx}); {@code running},
+ * latest attempt first (at most the cluster's concurrency of rows). One statement per order; each
+ * names its partial index's state as a literal, so that every plan of it, custom or generic, can
+ * read that index. A null filter matches every row: the server plans each execution with its
+ * values, and a null value folds its condition away, as in {@link AdminStore}.
  *
  * <p>Not public API.
  */
@@ -125,8 +125,10 @@ public final class BrowseStore {
       ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?
       """;
 
-  // job_waiting_idx holds the scheduled and retryable rows. Binds: the filters, state, after-id,
-  // after-at, after-id, limit.
+  // job_waiting_idx holds the scheduled and retryable rows; a plan with the state's value proves
+  // its predicate (repeating the predicate here would count its selectivity twice, and the planner
+  // then sorts what it takes for a few rows). Binds: the filters, state, after-id, after-at,
+  // after-id, limit.
   private static final String PAGE_DUE =
       """
       SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
@@ -141,7 +143,7 @@ public final class BrowseStore {
       FROM ${schema}.job j
       WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
         AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
-        AND j.state IN ('scheduled', 'retryable') AND j.state = ?
+        AND j.state = ?
         AND (?::bigint IS NULL OR (j.scheduled_at, j.id)
              > (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
       ORDER BY j.scheduled_at, j.id LIMIT ?

@@ -5,6 +5,8 @@
  * deletes and cancels jobs by id; {@link dev.baton.internal.db.MaintenanceStore} holds the leader's
  * statements (fenced by its {@link dev.baton.internal.db.Leadership} term); {@link
  * dev.baton.internal.db.ClusterStore} the node registry, elections and queue controls; {@link
+ * dev.baton.internal.db.BrowseStore} the reads of a person browsing the queue (keyset pages of
+ * jobs, capped counts, completions per time bucket, periodic schedules); {@link
  * dev.baton.internal.db.StatsStore}, {@link dev.baton.internal.db.MigrationStore} and {@link
  * dev.baton.internal.db.InboxStore} the rest. Each store keeps its statements as whole text-block
  * constants at the top, named after the method that runs them; a variant is a whole statement of
