@@ -24,6 +24,7 @@ import dev.baton.internal.db.JobRow;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.MigrationStore;
+import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.Drainer;
 import dev.baton.internal.executor.FinishQueue;
@@ -41,6 +42,7 @@ import dev.baton.internal.maintenance.PeriodicEnqueuer;
 import dev.baton.internal.maintenance.Rescuer;
 import dev.baton.internal.maintenance.Scheduler;
 import dev.baton.internal.notify.Notifier;
+import dev.baton.internal.producer.Poller;
 import dev.baton.internal.producer.Producer;
 import dev.baton.migrate.Migrator;
 import dev.baton.spi.JobInterceptor;
@@ -149,6 +151,7 @@ public final class Baton implements AutoCloseable {
   private Completer completer;
   private Heartbeater heartbeater;
   private Notifier notifier;
+  private Poller poller;
   private JobExecutor executor;
 
   private Baton(Builder b) {
@@ -585,6 +588,9 @@ public final class Baton implements AutoCloseable {
         startNotifier();
       }
       producers.values().forEach(Producer::start);
+      if (poller != null) {
+        poller.start();
+      }
       startCluster();
       lifecycle = Lifecycle.RUNNING;
       log.info(
@@ -667,6 +673,12 @@ public final class Baton implements AutoCloseable {
                   config.completerBatchSize(),
                   config.prefetchOf(q.concurrency()))));
     }
+    poller =
+        new Poller(
+            dataSource,
+            new PollStore(schema),
+            List.copyOf(producers.values()),
+            config.pollInterval());
   }
 
   private JobExecutor newExecutor(
@@ -713,7 +725,11 @@ public final class Baton implements AutoCloseable {
               schema.controlChannel(),
               queue -> wakeLocal(queue, "available"),
               this::onControl,
-              () -> producers.values().forEach(Producer::wake));
+              () -> {
+                if (poller != null) {
+                  poller.pollNow();
+                }
+              });
       notifier.start();
       // Listen before the first claim: a job committed between a claim and the LISTEN would
       // otherwise wait for the poll.
@@ -842,6 +858,9 @@ public final class Baton implements AutoCloseable {
       lifecycle = Lifecycle.STOPPED;
       RunningJob caller = JobExecutor.currentJob(); // stop() called from a handler of ours
       try {
+        if (poller != null) {
+          interrupted |= uninterruptibly(() -> poller.stop(Duration.ofSeconds(10)));
+        }
         producers.values().forEach(Producer::requestStop);
         for (Producer p : producers.values()) {
           interrupted |= uninterruptibly(() -> p.stop(Duration.ofSeconds(30)));

@@ -426,7 +426,13 @@ public final class BatonConfig {
       return this;
     }
 
-    /** Fallback poll interval; default 1 s, range 10 ms..1 h; jittered by +-10%. */
+    /**
+     * Fallback poll interval; default 1 s, range 10 ms..1 h; jittered by +-10%. Every interval the
+     * node sends one statement, whatever the number of its queues, asking which of them have an
+     * available job and are not paused; only those queues' producers then claim. It bounds the
+     * pickup delay of a job whose notification was lost (or, with {@link #pollOnly}, of every job),
+     * and is also how long a producer waits before it tries again after a failed claim.
+     */
     public Builder pollInterval(Duration interval) {
       requireRange("pollInterval", interval, Duration.ofMillis(10), Duration.ofHours(1));
       this.pollInterval = interval;

@@ -63,6 +63,9 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
                         until all N started; virtual threads on Java 21+) (default --jobs 1000)
               soak      jobs at a fixed rate for a long time; throughput, dead tuples and table size
                         over time (default 2000 jobs/s for 30 min; options of its own: soak --help)
+              idle      what an idle fleet of nodes x queues costs the server (statements/s,
+                        commits/s, server CPU) and its pickup latency (options of its own:
+                        idle --help)
               sweep     drain at each worker count of a list, all of them once per round; prints a
                         table, writes a CSV row per (round, workers) and a PNG of jobs/s against
                         workers (default --jobs 20000 --workers 1,2,4,8,16,32,64,128,256 --rounds 1)

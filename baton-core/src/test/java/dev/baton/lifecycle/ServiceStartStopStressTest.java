@@ -17,6 +17,7 @@ import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
+import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
@@ -24,6 +25,7 @@ import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.lease.Heartbeater;
 import dev.baton.internal.maintenance.Rescuer;
 import dev.baton.internal.notify.Notifier;
+import dev.baton.internal.producer.Poller;
 import dev.baton.internal.producer.Producer;
 import dev.baton.testing.Fixture;
 import java.sql.Connection;
@@ -94,13 +96,15 @@ class ServiceStartStopStressTest {
         "baton-completer",
         "baton-heartbeater",
         "baton-notifier",
+        "baton-poller",
         "baton-cluster",
         "baton-maintenance"),
     CLUSTER("baton-cluster", "baton-maintenance"),
     NOTIFIER("baton-notifier"),
     HEARTBEATER("baton-heartbeater"),
     COMPLETER("baton-completer"),
-    PRODUCER("baton-producer-default");
+    PRODUCER("baton-producer-default"),
+    POLLER("baton-poller");
 
     final Set<String> threads;
 
@@ -452,6 +456,12 @@ class ServiceStartStopStressTest {
                 workers.shutdownNow();
                 timer.shutdownNow();
               });
+        }
+      case POLLER:
+        {
+          Poller poller =
+              new Poller(f.dataSource(), new PollStore(schema), List.of(), Duration.ofMillis(50));
+          return new Instance(poller::start, () -> poller.stop(STOP_TIMEOUT), null, () -> {});
         }
       default:
         throw new IllegalArgumentException("no instance for " + service);

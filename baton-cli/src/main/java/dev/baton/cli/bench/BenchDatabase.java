@@ -44,16 +44,26 @@ public final class BenchDatabase implements AutoCloseable {
 
   /** The server at {@code url}, or an embedded one when {@code url} is null. */
   public static BenchDatabase open(String url, boolean keepSchemas) throws IOException {
+    return open(url, keepSchemas, Map.of());
+  }
+
+  /**
+   * The server at {@code url}, or an embedded one when {@code url} is null, started with {@code
+   * serverConfig} on top of the durability defaults (e.g. {@code shared_preload_libraries}).
+   */
+  public static BenchDatabase open(
+      String url, boolean keepSchemas, Map<String, String> serverConfig) throws IOException {
     if (url != null) {
       return new BenchDatabase(url, null, keepSchemas);
     }
-    EmbeddedPostgres pg =
+    EmbeddedPostgres.Builder b =
         EmbeddedPostgres.builder()
             // PostgreSQL's defaults, which zonky changes: commits wait for the WAL flush.
             .setServerConfig("synchronous_commit", "on")
             .setServerConfig("fsync", "on")
-            .setServerConfig("full_page_writes", "on")
-            .start();
+            .setServerConfig("full_page_writes", "on");
+    serverConfig.forEach(b::setServerConfig);
+    EmbeddedPostgres pg = b.start();
     return new BenchDatabase(pg.getJdbcUrl("postgres", "postgres"), pg, keepSchemas);
   }
 

@@ -8,7 +8,7 @@ import java.util.Locale;
  * A sorted set of durations in milliseconds and its nearest-rank percentiles ({@code
  * sorted[ceil(p/100 * n) - 1]}), the definition the peer benchmark harness uses.
  */
-final class Samples {
+public final class Samples {
   private final double[] sorted;
 
   private Samples(double[] sorted) {
@@ -16,7 +16,7 @@ final class Samples {
   }
 
   /** Samples of nanosecond durations, reported in milliseconds. */
-  static Samples ofNanos(Collection<Long> nanos) {
+  public static Samples ofNanos(Collection<Long> nanos) {
     double[] ms = nanos.stream().mapToDouble(n -> n / 1e6).sorted().toArray();
     return new Samples(ms);
   }
@@ -47,7 +47,7 @@ final class Samples {
   }
 
   /** {@code p50 1.23 ms, p90 ..., p99 ..., max ...}. */
-  String summary() {
+  public String summary() {
     return String.format(
         Locale.ROOT,
         "p50 %s ms, p90 %s ms, p99 %s ms, max %s ms (min %s, mean %s, n=%d)",

@@ -12,7 +12,6 @@ import dev.baton.internal.executor.StopReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -26,11 +25,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Two threads ({@link #CLAIM_STREAMS}), {@code baton-producer-<queue>} and {@code
  * baton-producer-<queue>-1}, share the queue's slots and buffer. Each sleeps until woken (a NOTIFY
- * for its queue, a local enqueue, a slot freed after a full claim) or until the jittered poll
- * interval passes, then claims as many jobs as it has free slots with one autocommit statement. A
- * claim that filled every free slot is followed by another as soon as a slot frees; a short claim
- * means the queue is drained and the producer sleeps. Never more than the queue's concurrency is in
- * flight; the connection is back in the pool before any handler starts.
+ * for its queue, a local enqueue, a slot freed after a full claim, or the node's {@link Poller}
+ * finding available jobs in the queue), then claims as many jobs as it has free slots with one
+ * autocommit statement. It does not poll on its own: an idle queue costs no statement. A claim that
+ * filled every free slot is followed by another as soon as a slot frees; a short claim means the
+ * queue is drained and the producer sleeps. Never more than the queue's concurrency is in flight;
+ * the connection is back in the pool before any handler starts.
  *
  * <p>Not public API.
  */
@@ -46,13 +46,17 @@ public final class Producer {
    */
   static final int CLAIM_STREAMS = 2;
 
-  /** What a producer needs to claim. */
+  /**
+   * What a producer needs to claim.
+   *
+   * @param retryDelay how long to wait after a failed claim before claiming again
+   */
   public record Settings(
       String queue,
       int concurrency,
       String nodeId,
       Duration lease,
-      Duration pollInterval,
+      Duration retryDelay,
       String[] timeoutKinds,
       Long[] timeoutMillis,
       Duration defaultTimeout,
@@ -332,7 +336,9 @@ public final class Producer {
     Duration backoff = Duration.ZERO;
     while (running) {
       try {
-        awaitWake(backoff.isZero() ? jittered(settings.pollInterval()) : backoff);
+        // Without a backoff, wait for a wake-up however long: the node's Poller wakes this
+        // producer when its queue has jobs that a lost notification left waiting.
+        awaitWake(backoff);
         if (!running) {
           return;
         }
@@ -341,7 +347,7 @@ public final class Producer {
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
-        backoff = settings.pollInterval();
+        backoff = settings.retryDelay();
         log.warn(
             "cannot claim jobs of queue {}; retrying in {} ms",
             settings.queue(),
@@ -462,21 +468,22 @@ public final class Producer {
     }
   }
 
+  /** Waits for a wake-up, or for {@code timeout} unless it is zero. */
   private void awaitWake(Duration timeout) throws InterruptedException {
+    boolean forever = timeout.isZero();
     long nanos = timeout.toNanos();
     lock.lock();
     try {
-      while (!wakeRequested && running && nanos > 0) {
-        nanos = wake.awaitNanos(nanos);
+      while (!wakeRequested && running && (forever || nanos > 0)) {
+        if (forever) {
+          wake.await();
+        } else {
+          nanos = wake.awaitNanos(nanos);
+        }
       }
       wakeRequested = false;
     } finally {
       lock.unlock();
     }
-  }
-
-  private static Duration jittered(Duration d) {
-    double f = 0.9 + 0.2 * ThreadLocalRandom.current().nextDouble();
-    return Duration.ofNanos((long) (d.toNanos() * f));
   }
 }

@@ -1,0 +1,59 @@
+package dev.baton.internal.db;
+
+import java.sql.Array;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The fallback poll of a node: one statement that says which of its queues have a job to claim, so
+ * that an idle node with many queues sends one statement per poll interval instead of one claim per
+ * queue.
+ *
+ * <p>Not public API.
+ */
+public final class PollStore {
+
+  // One probe of job_claim_idx (partial on state = 'available', led by queue) per queue, and one
+  // primary-key probe of the queue table: the same conditions a claim's pick tests, so a queue is
+  // named exactly when its claim could take a job. Rows another node has locked for its claim
+  // still count; that claim then finds nothing, which costs one statement, not a missed job.
+  // Binds: queue names.
+  private static final String FIND_QUEUES_WITH_AVAILABLE_JOBS =
+      """
+      SELECT w.name FROM unnest(?::text[]) AS w(name)
+      WHERE EXISTS (SELECT 1 FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = w.name)
+        AND NOT EXISTS (
+          SELECT 1 FROM ${schema}.queue q WHERE q.name = w.name AND q.paused_at IS NOT NULL)
+      """;
+
+  private final String findQueuesWithAvailableJobs;
+
+  /** Prepares the SQL text for {@code schema}. */
+  public PollStore(SchemaName schema) {
+    this.findQueuesWithAvailableJobs = schema.expand(FIND_QUEUES_WITH_AVAILABLE_JOBS);
+  }
+
+  /** Those of {@code queues} that have an available job and are not paused. */
+  public Set<String> findQueuesWithAvailableJobs(DataSource ds, List<String> queues) {
+    return Db.inTransaction(
+        ds,
+        "cannot poll queues " + queues,
+        c -> {
+          Set<String> out = new HashSet<>();
+          try (PreparedStatement ps = c.prepareStatement(findQueuesWithAvailableJobs)) {
+            Array names = c.createArrayOf("text", queues.toArray());
+            ps.setArray(1, names);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(rs.getString(1));
+              }
+            }
+          }
+          return out;
+        });
+  }
+}
