@@ -31,6 +31,8 @@ import java.util.stream.Collectors;
  *     (options of its own, see SoakOptions; soak --help lists them)
  * java -jar baton-benchmarks/target/baton-benchmarks.jar idle [--shapes 1x1,10x1,10x10,10x100]
  *     (what an idle fleet of nodes x queues costs the server; options of its own, see IdleBench)
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar fleet [--nodes 1,5,20] [--queues 1,50]
+ *     (node JVMs competing: claim latency, drain rate, starvation; options of its own, FleetBench)
  * java -jar baton-benchmarks/target/baton-benchmarks.jar hardbyte   (settings from the environment:
  *     hardbyte/postgresql-job-queue-benchmarking's adapter protocol, see HardbyteAdapter)
  * </pre>
@@ -59,6 +61,9 @@ public final class BenchMain {
   public static int run(String[] args) {
     if (args.length > 0 && args[0].equals("soak")) {
       return SoakBench.run(Arrays.asList(args).subList(1, args.length), System.out, System.err);
+    }
+    if (args.length > 0 && args[0].equals("fleet")) {
+      return FleetBench.run(Arrays.asList(args).subList(1, args.length), System.out, System.err);
     }
     if (args.length > 0 && args[0].equals("idle")) {
       return IdleBench.run(Arrays.asList(args).subList(1, args.length), System.out, System.err);

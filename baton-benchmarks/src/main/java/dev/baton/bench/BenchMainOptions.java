@@ -66,6 +66,8 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
               idle      what an idle fleet of nodes x queues costs the server (statements/s,
                         commits/s, server CPU) and its pickup latency (options of its own:
                         idle --help)
+              fleet     node JVMs competing for 1 and 50 queues: claim latency, drain rate and
+                        starvation for 1, 5 and 20 nodes (options of its own: fleet --help)
               sweep     drain at each worker count of a list, all of them once per round; prints a
                         table, writes a CSV row per (round, workers) and a PNG of jobs/s against
                         workers (default --jobs 20000 --workers 1,2,4,8,16,32,64,128,256 --rounds 1)
