@@ -193,6 +193,7 @@ final class FleetBench {
     HikariDataSource pool = pool();
     try (Connection mon = db.connect()) {
       String schema = db.newMigratedSchema(pool, "fleet_" + nodes + "x" + queues);
+      boolean statementStats = IdleBench.enableStatementStats(mon);
       for (int i = 0; i < nodes; i++) {
         children.add(Node.start(db.jdbcUrl(), schema, "fleet-" + i, queues, opts));
       }
@@ -241,7 +242,9 @@ final class FleetBench {
       for (int q = 0; q < queues; q++) {
         client.pauseQueue("q" + q);
       }
-      BenchDatabase.queryLong(mon, "SELECT count(*) FROM pg_stat_statements_reset()");
+      if (statementStats) {
+        BenchDatabase.queryLong(mon, "SELECT count(*) FROM pg_stat_statements_reset()");
+      }
       List<JobRequest> chunk = new ArrayList<>();
       for (int i = 0; i < opts.jobs(); i++) {
         chunk.add(
@@ -292,7 +295,9 @@ final class FleetBench {
               opts.jobs() / secs,
               perNode,
               perQueue));
-      figures.add("", "maintenance statements during the drain: " + maintenance(mon, schema));
+      if (statementStats) {
+        figures.add("", "maintenance statements during the drain: " + maintenance(mon));
+      }
     } finally {
       for (Node n : children) {
         n.stop();
@@ -302,13 +307,15 @@ final class FleetBench {
   }
 
   /** The leader's maintenance statements: calls, mean and max execution time. */
-  private static String maintenance(Connection mon, String schema) throws Exception {
+  private static String maintenance(Connection mon) throws Exception {
     List<String> out = new ArrayList<>();
     try (Statement st = mon.createStatement();
         ResultSet rs =
             st.executeQuery(
                 "SELECT calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric,"
-                    + " 2), regexp_replace(left(query, 60), '\\s+', ' ', 'g') FROM"
+                    + " 2), coalesce(substring(regexp_replace(query, '\\s+', ' ', 'g') FROM"
+                    + " '(?:UPDATE|DELETE FROM|INSERT INTO) \\S+ (?:\\w+ )?(?:SET \\w+ = [^,]{1,24})?'),"
+                    + " left(query, 60)) FROM"
                     + " pg_stat_statements WHERE query LIKE '%FOR SHARE%' ORDER BY"
                     + " total_exec_time DESC LIMIT 4")) {
       while (rs.next()) {

@@ -331,7 +331,7 @@ final class IdleBench {
   }
 
   /** Whether {@code pg_stat_statements} can be read (created here if the server loads it). */
-  private static boolean enableStatementStats(Connection c) {
+  static boolean enableStatementStats(Connection c) {
     try (Statement st = c.createStatement()) {
       st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
       st.executeQuery("SELECT count(*) FROM pg_stat_statements").close();
