@@ -7,6 +7,7 @@
  * dev.baton.internal.db.ClusterStore} the node registry, elections and queue controls; {@link
  * dev.baton.internal.db.BrowseStore} the reads of a person browsing the queue (keyset pages of
  * jobs, capped counts, completions per time bucket, periodic schedules); {@link
+ * dev.baton.internal.db.PollStore} a node's one poll of all its queues; {@link
  * dev.baton.internal.db.StatsStore}, {@link dev.baton.internal.db.MigrationStore} and {@link
  * dev.baton.internal.db.InboxStore} the rest. Each store keeps its statements as whole text-block
  * constants at the top, named after the method that runs them; a variant is a whole statement of
