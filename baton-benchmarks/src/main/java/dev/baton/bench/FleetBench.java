@@ -314,7 +314,7 @@ final class FleetBench {
             st.executeQuery(
                 "SELECT calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric,"
                     + " 2), coalesce(substring(regexp_replace(query, '\\s+', ' ', 'g') FROM"
-                    + " '(?:UPDATE|DELETE FROM|INSERT INTO) \\S+ (?:\\w+ )?(?:SET \\w+ = [^,]{1,24})?'),"
+                    + " '(?:UPDATE|DELETE FROM|INSERT INTO) \\S+\\.\\w+(?: \\w+)?(?: SET \\w+ = [^,]{1,24})?'),"
                     + " left(query, 60)) FROM"
                     + " pg_stat_statements WHERE query LIKE '%FOR SHARE%' ORDER BY"
                     + " total_exec_time DESC LIMIT 4")) {
