@@ -6,6 +6,8 @@
 #   baton-benchmarks/bench.sh enqueue [--jobs 2000]
 #   baton-benchmarks/bench.sh memory [--jobs 1000]
 #   baton-benchmarks/bench.sh soak [--rate 2000] [--minutes 30] [--csv PATH]   (soak --help)
+#   baton-benchmarks/bench.sh idle [--shapes 1x1,10x1,10x10,10x100]   (idle --help)
+#   baton-benchmarks/bench.sh fleet [--nodes 1,5,20] [--queues 1,50]   (fleet --help)
 #   baton-benchmarks/bench.sh sweep [--workers 1,2,4,8,16,32,64,128,256] [--jobs 20000] \
 #       [--rounds 3] [--csv sweep.csv] [--png sweep.png]
 #   baton-benchmarks/bench.sh plot --csv jdk17.csv,jdk25.csv --png sweep.png [--ref graphile=13288]
