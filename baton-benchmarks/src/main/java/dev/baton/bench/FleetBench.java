@@ -6,7 +6,6 @@ import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.EnqueueOptions;
 import dev.baton.JobRequest;
-import dev.baton.cli.bench.Bench;
 import dev.baton.cli.bench.BenchDatabase;
 import dev.baton.cli.bench.BenchJobs;
 import dev.baton.cli.bench.Figures;
@@ -96,39 +95,21 @@ final class FleetBench {
       err.print(USAGE);
       return 2;
     }
-    Figures figures = new Figures();
-    String started = Instant.now().toString();
-    Throwable failure = null;
-    String server = "?";
-    try (BenchDatabase db =
-        BenchDatabase.open(
-            opts.url(),
-            false,
-            Map.of("shared_preload_libraries", "pg_stat_statements", "max_connections", "400"))) {
-      server = Bench.describe(db);
-      FleetBench b = new FleetBench(db, opts, figures);
-      for (int q : opts.queues()) {
-        for (int n : opts.nodes()) {
-          b.measure(n, q);
-        }
-      }
-    } catch (Throwable e) {
-      failure = e;
-      e.printStackTrace(err);
-    }
-    out.println();
-    out.println("==== Baton benchmark: fleet (" + started + ") ====");
-    out.println("server  : " + server);
-    out.println("client  : " + Bench.jvm() + "; load average " + Bench.loadAverage());
-    out.println("core    : " + Bench.coreFingerprint());
-    out.print(figures.render());
-    if (failure != null) {
-      out.println("FAILED  : " + failure);
-    }
-    out.println(
-        "rerun   : java -jar baton-benchmarks/target/baton-benchmarks.jar fleet "
-            + Bench.shellWords(opts.raw()));
-    return failure == null ? 0 : 1;
+    return ServerCommand.run(
+        "fleet",
+        opts.url(),
+        Map.of("max_connections", "400"),
+        opts.raw(),
+        out,
+        err,
+        (db, figures) -> {
+          FleetBench b = new FleetBench(db, opts, figures);
+          for (int q : opts.queues()) {
+            for (int n : opts.nodes()) {
+              b.measure(n, q);
+            }
+          }
+        });
   }
 
   private static Options parse(List<String> args) {
@@ -148,9 +129,9 @@ final class FleetBench {
       switch (name) {
         case "--nodes" -> nodes = list(name, value);
         case "--queues" -> queues = list(name, value);
-        case "--jobs" -> jobs = positive(name, value);
-        case "--concurrency" -> concurrency = positive(name, value);
-        case "--pickups" -> pickups = positive(name, value);
+        case "--jobs" -> jobs = ServerCommand.positive(name, value);
+        case "--concurrency" -> concurrency = ServerCommand.positive(name, value);
+        case "--pickups" -> pickups = ServerCommand.positive(name, value);
         case "--heap" -> {
           if (!value.matches("\\d+[kmg]")) {
             throw new IllegalArgumentException(
@@ -168,22 +149,9 @@ final class FleetBench {
   private static List<Integer> list(String name, String value) {
     List<Integer> out = new ArrayList<>();
     for (String w : value.split(",")) {
-      out.add(positive(name, w));
+      out.add(ServerCommand.positive(name, w));
     }
     return out;
-  }
-
-  private static int positive(String name, String value) {
-    try {
-      int v = Integer.parseInt(value.trim());
-      if (v > 0) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "option " + name + ": expected a positive whole number, got \"" + value + "\"");
   }
 
   private void measure(int nodes, int queues) throws Exception {
@@ -193,7 +161,7 @@ final class FleetBench {
     HikariDataSource pool = pool();
     try (Connection mon = db.connect()) {
       String schema = db.newMigratedSchema(pool, "fleet_" + nodes + "x" + queues);
-      boolean statementStats = IdleBench.enableStatementStats(mon);
+      boolean statementStats = ServerCommand.enableStatementStats(mon);
       for (int i = 0; i < nodes; i++) {
         children.add(Node.start(db.jdbcUrl(), schema, "fleet-" + i, queues, opts));
       }

@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.EnqueueOptions;
-import dev.baton.cli.bench.Bench;
 import dev.baton.cli.bench.BenchDatabase;
 import dev.baton.cli.bench.BenchJobs;
 import dev.baton.cli.bench.Figures;
@@ -19,7 +18,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -109,35 +107,19 @@ final class IdleBench {
       err.print(USAGE);
       return 2;
     }
-    Figures figures = new Figures();
-    String started = Instant.now().toString();
-    Throwable failure = null;
-    String server = "?";
-    try (BenchDatabase db =
-        BenchDatabase.open(
-            opts.url(), false, Map.of("shared_preload_libraries", "pg_stat_statements"))) {
-      server = Bench.describe(db);
-      IdleBench b = new IdleBench(db, opts, figures);
-      for (Shape s : opts.shapes()) {
-        b.measure(s);
-      }
-    } catch (Throwable e) {
-      failure = e;
-      e.printStackTrace(err);
-    }
-    out.println();
-    out.println("==== Baton benchmark: idle (" + started + ") ====");
-    out.println("server  : " + server);
-    out.println("client  : " + Bench.jvm() + "; load average " + Bench.loadAverage());
-    out.println("core    : " + Bench.coreFingerprint());
-    out.print(figures.render());
-    if (failure != null) {
-      out.println("FAILED  : " + failure);
-    }
-    out.println(
-        "rerun   : java -jar baton-benchmarks/target/baton-benchmarks.jar idle "
-            + Bench.shellWords(opts.raw()));
-    return failure == null ? 0 : 1;
+    return ServerCommand.run(
+        "idle",
+        opts.url(),
+        Map.of(),
+        opts.raw(),
+        out,
+        err,
+        (db, figures) -> {
+          IdleBench b = new IdleBench(db, opts, figures);
+          for (Shape s : opts.shapes()) {
+            b.measure(s);
+          }
+        });
   }
 
   private static Options parse(List<String> args) {
@@ -162,11 +144,11 @@ final class IdleBench {
       String value = args.get(++i);
       switch (name) {
         case "--shapes" -> shapes = shapes(value);
-        case "--seconds" -> window = Duration.ofSeconds(positive(name, value));
-        case "--settle-s" -> settle = Duration.ofSeconds(positive(name, value));
-        case "--pickups" -> pickups = positive(name, value);
-        case "--poll-ms" -> poll = Duration.ofMillis(positive(name, value));
-        case "--pool" -> pool = positive(name, value);
+        case "--seconds" -> window = Duration.ofSeconds(ServerCommand.positive(name, value));
+        case "--settle-s" -> settle = Duration.ofSeconds(ServerCommand.positive(name, value));
+        case "--pickups" -> pickups = ServerCommand.positive(name, value);
+        case "--poll-ms" -> poll = Duration.ofMillis(ServerCommand.positive(name, value));
+        case "--pool" -> pool = ServerCommand.positive(name, value);
         case "--database-url" -> url = value;
         default -> throw new IllegalArgumentException("unknown option \"" + name + "\"");
       }
@@ -182,22 +164,12 @@ final class IdleBench {
         throw new IllegalArgumentException(
             "option --shapes: expected NODESxQUEUES[,...] such as 10x100, got \"" + value + "\"");
       }
-      out.add(new Shape(positive("--shapes", nq[0]), positive("--shapes", nq[1])));
+      out.add(
+          new Shape(
+              ServerCommand.positive("--shapes", nq[0]),
+              ServerCommand.positive("--shapes", nq[1])));
     }
     return out;
-  }
-
-  private static int positive(String name, String value) {
-    try {
-      int v = Integer.parseInt(value.trim());
-      if (v > 0) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "option " + name + ": expected a positive whole number, got \"" + value + "\"");
   }
 
   private void measure(Shape shape) throws Exception {
@@ -210,7 +182,7 @@ final class IdleBench {
     pools.add(adminPool);
     try (Connection mon = db.connect()) {
       String schema = db.newMigratedSchema(adminPool, "idle_" + shape);
-      boolean statementStats = enableStatementStats(mon);
+      boolean statementStats = ServerCommand.enableStatementStats(mon);
       long serverPid = postmasterPid(mon);
       for (int n = 0; n < shape.nodes(); n++) {
         HikariDataSource ds = pool("idle-node-" + n, opts.pool());
@@ -327,18 +299,6 @@ final class IdleBench {
         throw new IllegalStateException("idle: a job was not picked up within 30 s");
       }
       Thread.sleep(1);
-    }
-  }
-
-  /** Whether {@code pg_stat_statements} can be read (created here if the server loads it). */
-  static boolean enableStatementStats(Connection c) {
-    try (Statement st = c.createStatement()) {
-      st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-      st.executeQuery("SELECT count(*) FROM pg_stat_statements").close();
-      return true;
-    } catch (SQLException e) {
-      System.err.println("[bench] idle: no pg_stat_statements (" + e.getMessage().trim() + ")");
-      return false;
     }
   }
 
