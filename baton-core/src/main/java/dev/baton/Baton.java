@@ -103,7 +103,7 @@ public final class Baton implements AutoCloseable {
         new ClientAccess.Accessor() {
           @Override
           public DataSource dataSource(Baton baton) {
-            return baton.dataSource;
+            return baton.pool;
           }
 
           @Override
@@ -119,7 +119,8 @@ public final class Baton implements AutoCloseable {
     STOPPED
   }
 
-  private final DataSource dataSource;
+  private final DataSource pool; // the application's
+  private final DataSource dataSource; // the pool, each borrowed connection bounded by the lease
   private final BatonConfig config;
   private final ObjectMapper mapper;
   private final Map<String, HandlerEntry<?>> handlers;
@@ -152,8 +153,11 @@ public final class Baton implements AutoCloseable {
   private JobExecutor executor;
 
   private Baton(Builder b) {
-    this.dataSource = b.dataSource;
+    this.pool = b.dataSource;
     this.config = b.config;
+    // A read that gets no answer within a lease is no use to anyone: the node's leases cannot be
+    // extended meanwhile and its handlers are stopped by then.
+    this.dataSource = Db.withNetworkTimeout(b.dataSource, config.lease());
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
     this.interceptors = List.copyOf(b.interceptors);
     Map<String, HandlerEntry<?>> instrumented = new LinkedHashMap<>();

@@ -24,6 +24,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <ul>
  *   <li>{@code crash}: blocks until interrupted (the test SIGKILLs the process);
+ *   <li>{@code hold}: returns at once for a job labelled {@code quick}; any other job blocks until
+ *       its handler is interrupted, then prints {@code interrupted job <id> fence <f> at <epoch
+ *       ms>} and returns;
  *   <li>{@code stall}: waits, ignoring interrupts, until the test writes {@code release} on stdin,
  *       then tries a late completion: in one transaction it records a second effect ({@code late})
  *       and completes the job with {@link JobContext#completeIn}, printing {@code late completion
@@ -47,8 +50,8 @@ public final class WorkerMain {
     String mode = argv[3];
     Duration lease = Duration.ofMillis(Long.parseLong(argv[4]));
     int concurrency = Integer.parseInt(argv[5]);
-    if (!mode.equals("crash") && !mode.equals("stall")) {
-      throw new IllegalArgumentException("mode must be crash or stall, got " + mode);
+    if (!mode.equals("crash") && !mode.equals("stall") && !mode.equals("hold")) {
+      throw new IllegalArgumentException("mode must be crash, stall or hold, got " + mode);
     }
 
     HikariDataSource ds = ChildMains.pool(url, "child-" + nodeId, nodeId, 6);
@@ -83,6 +86,22 @@ public final class WorkerMain {
                           + ctx.attempt());
                   if (mode.equals("crash")) {
                     new CountDownLatch(1).await();
+                    return;
+                  }
+                  if (mode.equals("hold")) {
+                    if (!args.label().equals("quick")) {
+                      try {
+                        new CountDownLatch(1).await();
+                      } catch (InterruptedException e) {
+                        ChildMains.say(
+                            "interrupted job "
+                                + ctx.jobId()
+                                + " fence "
+                                + ctx.fence()
+                                + " at "
+                                + System.currentTimeMillis());
+                      }
+                    }
                     return;
                   }
                   boolean interrupted = awaitUninterruptibly(release);
