@@ -647,7 +647,13 @@ public final class Baton implements AutoCloseable {
     executor = newExecutor(workers, completer, timer);
     heartbeater =
         new Heartbeater(
-            dataSource, holderStore, held, counters, config.lease(), config.heartbeatInterval());
+            dataSource,
+            holderStore,
+            held,
+            counters,
+            config.lease(),
+            config.heartbeatInterval(),
+            locksSession() ? new Heartbeater.NodeLock(clusterStore, nodeId()) : null);
     heartbeater.start();
     for (QueueConfig q : config.queues().values()) {
       producers.put(
@@ -744,7 +750,14 @@ public final class Baton implements AutoCloseable {
       Duration every = config.maintenanceInterval();
       services.add(
           new Cluster.Periodic(
-              new Rescuer(dataSource, ms, counters, time, Rescuer.DEFAULT_BATCH_SIZE), every));
+              new Rescuer(
+                  dataSource,
+                  ms,
+                  counters,
+                  time,
+                  Rescuer.DEFAULT_BATCH_SIZE,
+                  new Rescuer.GoneNodes(clusterStore, nodeId(), Rescuer.GONE_GRACE)),
+              every));
       services.add(
           new Cluster.Periodic(
               new Scheduler(dataSource, ms, time, Scheduler.DEFAULT_BATCH_SIZE), every));
@@ -771,14 +784,24 @@ public final class Baton implements AutoCloseable {
               config.nodeHeartbeatInterval()));
     }
     List<String> worked = handlers.isEmpty() ? List.of() : config.queueNames();
+    ClusterStore.NodeRow self = NodeRegistry.describe(nodeId(), worked);
     cluster =
         new Cluster(
             elector,
             new NodeRegistry(
-                dataSource, clusterStore, NodeRegistry.describe(nodeId(), worked), time),
+                dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time),
             config.nodeHeartbeatInterval(),
             services);
     cluster.start();
+  }
+
+  /**
+   * Whether this node holds a session lock on its heartbeat connection, by which the leader tells
+   * that it is gone: when it works queues, and not behind a transaction pooler ({@code pollOnly}),
+   * where a session lock would stay on a server connection that other clients use.
+   */
+  private boolean locksSession() {
+    return !handlers.isEmpty() && !config.queues().isEmpty() && !config.pollOnly();
   }
 
   private List<PeriodicEnqueuer.Schedule> schedules() {

@@ -35,7 +35,12 @@ public final class BatonConfig {
   /** Interval of the rescue and schedule passes when none is set: 1 second. */
   public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofSeconds(1);
 
-  /** Lease of the leader role: 10 seconds. The leader renews it every third of that. */
+  /**
+   * Lease of the leader role when none is set: 10 seconds, or three quarters of the job lease when
+   * that is shorter, so that a leader that dies is replaced within about one job lease and the jobs
+   * it held are rescued within about the lease plus a maintenance interval. The leader renews it
+   * every third of that.
+   */
   public static final Duration DEFAULT_LEADER_TTL = Duration.ofSeconds(10);
 
   /** Interval of a node's registry heartbeat, and of the leader's pruning pass: 10 seconds. */
@@ -121,7 +126,7 @@ public final class BatonConfig {
     this.claimOnEnqueue = b.claimOnEnqueue;
     this.maintenanceInterval = b.maintenanceInterval;
     this.maintenanceEnabled = b.maintenanceEnabled;
-    this.leaderTtl = b.leaderTtl;
+    this.leaderTtl = b.leaderTtl != null ? b.leaderTtl : defaultLeaderTtl(b.lease);
     this.nodeHeartbeatInterval = b.nodeHeartbeatInterval;
     this.nodeTtl = b.nodeTtl;
     this.cleanInterval = b.cleanInterval;
@@ -208,6 +213,11 @@ public final class BatonConfig {
   /** Whether this client runs the rescue and schedule passes. */
   public boolean maintenanceEnabled() {
     return maintenanceEnabled;
+  }
+
+  private static Duration defaultLeaderTtl(Duration lease) {
+    Duration fromLease = lease.multipliedBy(3).dividedBy(4);
+    return fromLease.compareTo(DEFAULT_LEADER_TTL) < 0 ? fromLease : DEFAULT_LEADER_TTL;
   }
 
   /** Lease of the leader role. */
@@ -339,7 +349,7 @@ public final class BatonConfig {
     private boolean claimOnEnqueue = true;
     private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
     private boolean maintenanceEnabled = true;
-    private Duration leaderTtl = DEFAULT_LEADER_TTL;
+    private Duration leaderTtl; // null: DEFAULT_LEADER_TTL, or 3/4 of a shorter lease
     private Duration nodeHeartbeatInterval = DEFAULT_NODE_HEARTBEAT_INTERVAL;
     private Duration nodeTtl = DEFAULT_NODE_TTL;
     private Duration cleanInterval = DEFAULT_CLEAN_INTERVAL;
@@ -478,9 +488,11 @@ public final class BatonConfig {
     }
 
     /**
-     * Lease of the leader role; default 10 s, range 300 ms..10 min. The leader renews every third
-     * of it and stops acting two thirds of it after its last successful renewal was sent; another
-     * node takes over within about 1.33 times it after the leader dies.
+     * Lease of the leader role; default 10 s, or three quarters of the job lease when that is
+     * shorter; range 300 ms..10 min. The leader renews every third of it and stops acting two
+     * thirds of it after its last successful renewal was sent; another node takes over within about
+     * 1.33 times it after the leader dies. Set longer than three quarters of the lease, it bounds
+     * how long a dead leader's jobs wait to be rescued instead of the lease.
      */
     public Builder leaderTtl(Duration ttl) {
       requireRange("leaderTtl", ttl, Duration.ofMillis(300), Duration.ofMinutes(10));

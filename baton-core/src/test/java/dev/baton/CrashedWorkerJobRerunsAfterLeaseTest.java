@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Invariant 5 with a real crash: a worker JVM that is SIGKILLed while it runs a job leaves the job
- * {@code running} until its lease runs out; then another node's rescuer returns it and it runs
- * again, never sooner.
+ * Invariant 5 with a real crash: a worker JVM that is SIGKILLed while it runs a job, and that holds
+ * no session lock (poll-only, as behind a transaction pooler) by which it could be proven gone,
+ * leaves the job {@code running} until its lease runs out; then another node's rescuer returns it
+ * and it runs again, never sooner. {@code CrashRescueIT} has the node that can be proven gone.
  */
 class CrashedWorkerJobRerunsAfterLeaseTest {
   private static final Duration LEASE = Duration.ofSeconds(3);

@@ -248,12 +248,12 @@ class MaintenancePassesTest {
     ClusterStore cs = new ClusterStore(name);
     cs.register(
         ds,
-        new ClusterStore.NodeRow("quiet", "h", 1, List.of("q"), "v", time.now(), time.now()),
+        new ClusterStore.NodeRow("quiet", "h", 1, List.of("q"), "v", time.now(), time.now(), false),
         time.now());
     time.advance(Duration.ofSeconds(50));
     cs.register(
         ds,
-        new ClusterStore.NodeRow("alive", "h", 2, List.of("q"), "v", time.now(), time.now()),
+        new ClusterStore.NodeRow("alive", "h", 2, List.of("q"), "v", time.now(), time.now(), false),
         time.now());
     NodePruner pruner = new NodePruner(ds, ms, time, Duration.ofSeconds(60));
     assertThat(pruner.runOnce(lead)).isZero();

@@ -17,8 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * A TCP proxy on loopback in front of a PostgreSQL server, which a test can turn into a black hole:
  * it then stops forwarding in both directions without closing anything (the peers' TCP stacks keep
  * the connections up, reads simply get no answer), as a network partition or a frozen proxy does.
- * Connections accepted meanwhile are held the same way. {@link #resume()} forwards again, bytes
- * held meanwhile included.
+ * Connections accepted meanwhile are held the same way, and a peer's close is not passed on. {@link
+ * #resume()} forwards again, bytes held meanwhile included.
  *
  * <p>Each connection has two pump threads; a pump holds at most one chunk it read while the proxy
  * is a black hole, the rest waits in the kernel's buffers.
@@ -119,6 +119,8 @@ public final class BlackHoleProxy implements AutoCloseable {
                   out.write(buf, 0, n);
                   out.flush();
                 }
+                // A black hole does not pass a close on either: the other peer keeps its session.
+                awaitForwarding();
               } catch (IOException | InterruptedException e) {
                 // one side closed: close the other below
               } finally {

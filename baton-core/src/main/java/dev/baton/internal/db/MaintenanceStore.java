@@ -88,6 +88,63 @@ public final class MaintenanceStore {
       FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
       """;
 
+  // Running jobs of nodes found gone (their session lock free, see ClusterStore.NODE_LOCKS),
+  // whatever their leases, if claimed before the node was first seen without its lock: a node that
+  // is alive after all keeps the jobs it claimed since. The lock is checked once more here, so a
+  // node that took it again meanwhile keeps all of them. Otherwise as RESCUE, with error node_gone.
+  // Binds: the lead, gone node ids, schema key text, free since, limit.
+  private static final String RESCUE_GONE =
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
+      gone AS MATERIALIZED (
+        SELECT g.id FROM unnest(?::text[]) AS g(id)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM pg_locks l
+          WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND l.classid = hashtext(?)::oid AND l.objid = hashtext(g.id)::oid)
+      ),
+      since AS (SELECT ?::timestamptz AS at),
+      picked AS MATERIALIZED (
+        SELECT id FROM ${schema}.job
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND state = 'running' AND attempted_by IN (SELECT id FROM gone)
+          AND attempted_at < (SELECT at FROM since)
+        ORDER BY id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE ${schema}.job j
+        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
+                         WHEN j.attempt >= j.max_attempts THEN 'discarded'
+                         ELSE 'retryable' END,
+            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
+                                  OR j.attempt >= j.max_attempts THEN (SELECT now FROM clk) END,
+            scheduled_at = (SELECT now FROM clk),
+            errors = j.errors || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempt,
+                'at', (SELECT now FROM clk),
+                'error', 'node_gone',
+                'message', 'node ' || j.attempted_by || ' is gone: no database session of it'
+                           || ' holds its lock (lease until ' || j.lease_expires_at || ')')),
+            metadata = j.metadata || jsonb_build_object('rescue_count',
+                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
+          AND j.attempted_by IN (SELECT id FROM gone)
+        RETURNING j.id, j.state, j.attempted_by
+      )
+      SELECT l.leading, u.id, u.state, u.attempted_by
+      FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
+      """;
+
   // Due scheduled and retryable jobs become available; each queue that got some is notified once.
   // Binds: the lead, limit, channel.
   private static final String SCHEDULE =
@@ -237,6 +294,7 @@ public final class MaintenanceStore {
   private final String lockPeriodic;
   private final String savePeriodic;
   private final String rescue;
+  private final String rescueGone;
   private final String scheduleSql;
   private final String clean;
   private final String cleanArchive;
@@ -248,6 +306,7 @@ public final class MaintenanceStore {
   public MaintenanceStore(SchemaName schema) {
     this.schema = schema;
     this.rescue = schema.expand(RESCUE);
+    this.rescueGone = schema.expand(RESCUE_GONE);
     this.scheduleSql = schema.expand(SCHEDULE);
     this.clean = schema.expand(CLEAN);
     this.cleanArchive = schema.expand(CLEAN_ARCHIVING);
@@ -299,12 +358,55 @@ public final class MaintenanceStore {
 
   /** Rescues up to {@code limit} expired jobs. */
   public List<Rescued> rescue(DataSource ds, Leadership lead, Instant now, int limit) {
+    return rescue(ds, lead, now, "cannot rescue expired jobs", rescue, (c, ps, i) -> i, limit);
+  }
+
+  /**
+   * Rescues up to {@code limit} running jobs of the nodes {@code gone} whose session locks are
+   * still free, claimed before {@code freeSince} (when their locks were first seen free, by the
+   * database clock).
+   */
+  public List<Rescued> rescueGone(
+      DataSource ds,
+      Leadership lead,
+      Instant now,
+      List<String> gone,
+      Instant freeSince,
+      int limit) {
+    return rescue(
+        ds,
+        lead,
+        now,
+        "cannot rescue jobs of gone nodes " + gone,
+        rescueGone,
+        (c, ps, i) -> {
+          ps.setArray(i++, c.createArrayOf("text", gone.toArray()));
+          ps.setString(i++, ClusterStore.lockKey(schema));
+          Timestamps.setInstant(ps, i++, freeSince);
+          return i;
+        },
+        limit);
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    int bind(Connection c, PreparedStatement ps, int index) throws SQLException;
+  }
+
+  private List<Rescued> rescue(
+      DataSource ds,
+      Leadership lead,
+      Instant now,
+      String what,
+      String sql,
+      Binder which,
+      int limit) {
     return Db.inTransaction(
         ds,
-        "cannot rescue expired jobs",
+        what,
         c -> {
-          try (PreparedStatement ps = c.prepareStatement(rescue)) {
-            int i = bindLead(ps, lead, now);
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = which.bind(c, ps, bindLead(ps, lead, now));
             ps.setInt(i, limit);
             List<Rescued> out = new ArrayList<>();
             boolean leading = false;

@@ -1,6 +1,7 @@
 package dev.baton.internal.lease;
 
 import dev.baton.BatonException;
+import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.executor.HeldJobs;
@@ -53,12 +54,20 @@ public final class Heartbeater {
   private final Duration lease;
   private final Duration interval;
   private final Duration margin;
+  private final NodeLock nodeLock; // null: takes no session lock
   private final Thread thread;
   private final Thread guard;
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
   private Connection pinned; // the heartbeater thread's own
   private long failingSinceNanos; // heartbeater thread only; 0 while beats succeed
+  private boolean locked; // whether the pinned connection holds the node's session lock
+
+  /**
+   * The node's session lock, which the heartbeater holds on its connection so that the leader can
+   * tell that the node is gone when that session ends.
+   */
+  public record NodeLock(ClusterStore store, String nodeId) {}
 
   /** A heartbeater; call {@link #start()}. */
   public Heartbeater(
@@ -68,6 +77,19 @@ public final class Heartbeater {
       NodeCounters counters,
       Duration lease,
       Duration interval) {
+    this(dataSource, store, held, counters, lease, interval, null);
+  }
+
+  /** A heartbeater that holds {@code nodeLock} (null: none) on its connection. */
+  public Heartbeater(
+      DataSource dataSource,
+      HolderStore store,
+      HeldJobs held,
+      NodeCounters counters,
+      Duration lease,
+      Duration interval,
+      NodeLock nodeLock) {
+    this.nodeLock = nodeLock;
     this.dataSource = dataSource;
     this.store = store;
     this.held = held;
@@ -119,6 +141,11 @@ public final class Heartbeater {
     // the beats, or leases run out under running handlers and other nodes run their jobs again.
     pin();
     try {
+      lockNode();
+    } catch (RuntimeException e) {
+      log.debug("cannot take the session lock yet; retrying at the next beat", e);
+    }
+    try {
       long pause = interval.toNanos();
       while (running) {
         try {
@@ -129,6 +156,7 @@ public final class Heartbeater {
           }
         }
         try {
+          lockNode();
           beatOnce();
           pause = interval.toNanos();
           if (failingSinceNanos != 0) {
@@ -140,7 +168,7 @@ public final class Heartbeater {
         } catch (RuntimeException e) {
           // A failed beat is retried soon on a fresh connection, not a whole interval later: the
           // leases it could not extend run out meanwhile.
-          pause = interval.toNanos() / 4;
+          pause = Math.min(interval.toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(500));
           if (failingSinceNanos == 0) {
             failingSinceNanos = System.nanoTime();
             log.warn(
@@ -174,6 +202,30 @@ public final class Heartbeater {
     }
   }
 
+  /**
+   * Takes the node's session lock on the heartbeat connection unless it holds it, also when no job
+   * is held (the leader judges the node by it as soon as it holds one).
+   */
+  private void lockNode() {
+    if (nodeLock == null || (locked && pinned != null)) {
+      return;
+    }
+    Connection c = pin();
+    if (c == null) {
+      throw new BatonException("no heartbeat connection: the pool gave none");
+    }
+    try {
+      locked = nodeLock.store().lockNode(c, nodeLock.nodeId());
+      if (!locked) {
+        log.debug(
+            "session lock of node {} is held by another session; retrying", nodeLock.nodeId());
+      }
+    } catch (SQLException e) {
+      unpin();
+      throw Db.wrap("cannot take the session lock of node " + nodeLock.nodeId(), e);
+    }
+  }
+
   /** Borrows the heartbeat connection if it has none; logs and leaves it to the next beat. */
   private Connection pin() {
     if (pinned == null) {
@@ -200,7 +252,16 @@ public final class Heartbeater {
   private void unpin() {
     Connection c = pinned;
     pinned = null;
+    boolean wasLocked = locked;
+    locked = false;
     if (c != null) {
+      try {
+        if (wasLocked && !c.isClosed()) {
+          nodeLock.store().unlockNode(c, nodeLock.nodeId());
+        }
+      } catch (SQLException e) {
+        log.debug("giving back the session lock failed; the pool discards the connection", e);
+      }
       try {
         Db.unbound(c);
         c.close();
