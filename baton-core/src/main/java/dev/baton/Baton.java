@@ -134,6 +134,7 @@ public final class Baton implements AutoCloseable {
   private final TimeSource time;
   private final HeldJobs held = new HeldJobs();
   private final NodeCounters counters = new NodeCounters();
+  private final dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private final ClassValue<String> kinds =
       new ClassValue<>() {
         @Override
@@ -643,7 +644,7 @@ public final class Baton implements AutoCloseable {
             config.completerBatchSize(),
             capacity,
             config.completerFlushDelay());
-    completer.start();
+    completer.reportingTo(outage).start();
     executor = newExecutor(workers, completer, timer);
     heartbeater =
         new Heartbeater(
@@ -653,29 +654,31 @@ public final class Baton implements AutoCloseable {
             counters,
             config.lease(),
             config.heartbeatInterval(),
-            locksSession() ? new Heartbeater.NodeLock(clusterStore, nodeId()) : null);
+            locksSession() ? new Heartbeater.NodeLock(clusterStore, nodeId()) : null,
+            outage);
     heartbeater.start();
     for (QueueConfig q : config.queues().values()) {
       producers.put(
           q.name(),
           new Producer(
-              dataSource,
-              holderStore,
-              executor,
-              completer,
-              held,
-              counters,
-              new Producer.Settings(
-                  q.name(),
-                  q.concurrency(),
-                  nodeId(),
-                  config.lease(),
-                  config.pollInterval(),
-                  timeoutKinds(),
-                  timeoutMillis(),
-                  config.jobTimeout(),
-                  config.completerBatchSize(),
-                  config.prefetchOf(q.concurrency()))));
+                  dataSource,
+                  holderStore,
+                  executor,
+                  completer,
+                  held,
+                  counters,
+                  new Producer.Settings(
+                      q.name(),
+                      q.concurrency(),
+                      nodeId(),
+                      config.lease(),
+                      config.pollInterval(),
+                      timeoutKinds(),
+                      timeoutMillis(),
+                      config.jobTimeout(),
+                      config.completerBatchSize(),
+                      config.prefetchOf(q.concurrency())))
+              .reportingTo(outage));
     }
   }
 
@@ -724,7 +727,7 @@ public final class Baton implements AutoCloseable {
               queue -> wakeLocal(queue, "available"),
               this::onControl,
               () -> producers.values().forEach(Producer::wake));
-      notifier.start();
+      notifier.reportingTo(outage).start();
       // Listen before the first claim: a job committed between a claim and the LISTEN would
       // otherwise wait for the poll.
       boolean listening = false;
@@ -792,7 +795,7 @@ public final class Baton implements AutoCloseable {
                 dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time),
             config.nodeHeartbeatInterval(),
             services);
-    cluster.start();
+    cluster.reportingTo(outage).start();
   }
 
   /**

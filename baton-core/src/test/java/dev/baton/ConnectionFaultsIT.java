@@ -2,13 +2,22 @@ package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.migrate.Migrator;
 import dev.baton.testing.BlackHoleProxy;
 import dev.baton.testing.ChildEffects;
 import dev.baton.testing.ChildJob;
 import dev.baton.testing.ChildProcess;
+import dev.baton.testing.RestartablePostgres;
 import dev.baton.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -176,6 +185,102 @@ class ConnectionFaultsIT {
       child.send("stop");
       assertThat(child.awaitExit(Duration.ofSeconds(30))).as(child::describe).isZero();
     }
+  }
+
+  /**
+   * A PostgreSQL restart under load: the worker's first completion after the server is back comes
+   * within about a second, and its log says once that the database is unreachable and once that it
+   * answers again.
+   */
+  @Test
+  void workerResumesSoonAfterPostgresRestartsAndLogsTheOutageOnce() throws Exception {
+    String external = System.getenv("BATON_TEST_DATABASE_URL");
+    assumeTrue(
+        external == null || external.isBlank(),
+        "restarts a server of its own: runs on the embedded PostgreSQL only");
+    String schema = "restart";
+    String node = "restarted-" + ProcessHandle.current().pid();
+    try (RestartablePostgres pg = RestartablePostgres.start();
+        HikariDataSource ds = pool(pg.jdbcUrl())) {
+      new Migrator(ds, schema).up();
+      ChildEffects.create(ds, schema);
+      List<JobRequest> slow = new ArrayList<>();
+      for (int i = 0; i < 4_000; i++) { // 50 ms each on 4 slots: longer than the test
+        slow.add(
+            JobRequest.of(
+                new ChildJob("slow"), EnqueueOptions.builder().queue(ChildJob.QUEUE).build()));
+      }
+      try (Baton client =
+              Baton.builder(ds)
+                  .config(BatonConfig.builder().schema(schema).allowUnknownKinds(true).build())
+                  .build();
+          ChildProcess child =
+              ChildProcess.start(
+                  pg.jdbcUrl(), schema, node, "hold", BatonConfig.DEFAULT_LEASE, 4)) {
+        client.enqueueMany(slow);
+        await("child works")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> child.line("started job").isPresent());
+
+        Duration down = pg.restart();
+        long back = System.nanoTime();
+        await("a completion after the restart")
+            .atMost(Duration.ofSeconds(5))
+            .pollInterval(Duration.ofMillis(20))
+            .until(
+                () ->
+                    countOrMinusOne(
+                            pg.jdbcUrl(),
+                            "SELECT count(*) FROM restart.job WHERE state = 'completed'"
+                                + " AND finalized_at > pg_postmaster_start_time()")
+                        > 0);
+        System.out.printf(
+            "restart: server down %d ms; first completion %d ms after it was back%n",
+            down.toMillis(), Duration.ofNanos(System.nanoTime() - back).toMillis());
+
+        await("the child logs the outage's end")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> child.stderr().contains("database reachable again"));
+        String log = child.stderr();
+        assertThat(occurrences(log, "database unreachable"))
+            .as("outage start lines in\n%s", log)
+            .isEqualTo(1);
+        assertThat(occurrences(log, "database reachable again"))
+            .as("outage end lines in\n%s", log)
+            .isEqualTo(1);
+        child.send("stop");
+        assertThat(child.awaitExit(Duration.ofSeconds(30))).as(child::describe).isZero();
+      }
+    }
+  }
+
+  private static HikariDataSource pool(String url) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(url);
+    cfg.setMaximumPoolSize(4);
+    cfg.setMinimumIdle(0);
+    cfg.setPoolName("restart-test");
+    return new HikariDataSource(cfg);
+  }
+
+  /** A count on a connection of its own (the server may have just restarted), or -1. */
+  private static long countOrMinusOne(String url, String sql) {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      return -1;
+    }
+  }
+
+  private static int occurrences(String text, String part) {
+    int n = 0;
+    for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + part.length())) {
+      n++;
+    }
+    return n;
   }
 
   private static Instant leaseEnd(TestDatabase db, String schema, long id) {

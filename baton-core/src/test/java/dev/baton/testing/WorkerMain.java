@@ -29,9 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  *       only by the leases running out;
  *   <li>{@code kill}: the same with a default client, whose session lock lets the leader tell at
  *       once that the killed process is gone;
- *   <li>{@code hold}: returns at once for a job labelled {@code quick}; any other job blocks until
- *       its handler is interrupted, then prints {@code interrupted job <id> fence <f> at <epoch
- *       ms>} and returns;
+ *   <li>{@code hold}: returns at once for a job labelled {@code quick}, after 50 ms for one
+ *       labelled {@code slow}; any other job blocks until its handler is interrupted, then prints
+ *       {@code interrupted job <id> fence <f> at <epoch ms>} and returns;
  *   <li>{@code stall}: waits, ignoring interrupts, until the test writes {@code release} on stdin,
  *       then tries a late completion: in one transaction it records a second effect ({@code late})
  *       and completes the job with {@link JobContext#completeIn}, printing {@code late completion
@@ -95,7 +95,9 @@ public final class WorkerMain {
                     return;
                   }
                   if (mode.equals("hold")) {
-                    if (!args.label().equals("quick")) {
+                    if (args.label().equals("slow")) {
+                      Thread.sleep(50);
+                    } else if (!args.label().equals("quick")) {
                       try {
                         new CountDownLatch(1).await();
                       } catch (InterruptedException e) {

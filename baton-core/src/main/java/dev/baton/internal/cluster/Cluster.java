@@ -45,6 +45,7 @@ public final class Cluster {
   private final List<Periodic> services;
   private final ReentrantLock lock = new ReentrantLock();
   private State state = State.NEW;
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private volatile ScheduledThreadPoolExecutor clusterThread;
   private volatile ScheduledThreadPoolExecutor maintenanceThread;
 
@@ -55,6 +56,15 @@ public final class Cluster {
     this.registry = registry;
     this.nodeBeatInterval = nodeBeatInterval;
     this.services = List.copyOf(services);
+  }
+
+  /**
+   * Reports connection losses to {@code outage}, shared with the client's other services, so an
+   * outage is logged once; call before {@link #start()}. Returns this.
+   */
+  public Cluster reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
   }
 
   /**
@@ -171,19 +181,25 @@ public final class Cluster {
     }
     try {
       service.runOnce(lead);
+      outage.answered();
     } catch (NotLeaderException e) {
       log.info("{} pass stopped: {}", service.name(), e.getMessage());
       elector.lost(lead);
     } catch (RuntimeException e) {
-      log.warn("{} pass failed; retrying at its next interval", service.name(), e);
+      if (!outage.failed("the " + service.name() + " pass", e)) {
+        log.warn("{} pass failed; retrying at its next interval", service.name(), e);
+      }
     }
   }
 
-  private static void guarded(String what, Runnable r) {
+  private void guarded(String what, Runnable r) {
     try {
       r.run();
+      outage.answered();
     } catch (RuntimeException e) {
-      log.warn("{} failed; retrying at its next interval", what, e);
+      if (!outage.failed(what, e)) {
+        log.warn("{} failed; retrying at its next interval", what, e);
+      }
     }
   }
 

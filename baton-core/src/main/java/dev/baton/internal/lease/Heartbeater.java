@@ -55,6 +55,7 @@ public final class Heartbeater {
   private final Duration interval;
   private final Duration margin;
   private final NodeLock nodeLock; // null: takes no session lock
+  private final dev.baton.internal.Outage outage;
   private final Thread thread;
   private final Thread guard;
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
@@ -77,10 +78,13 @@ public final class Heartbeater {
       NodeCounters counters,
       Duration lease,
       Duration interval) {
-    this(dataSource, store, held, counters, lease, interval, null);
+    this(dataSource, store, held, counters, lease, interval, null, new dev.baton.internal.Outage());
   }
 
-  /** A heartbeater that holds {@code nodeLock} (null: none) on its connection. */
+  /**
+   * A heartbeater that holds {@code nodeLock} (null: none) on its connection and reports connection
+   * losses to {@code outage}.
+   */
   public Heartbeater(
       DataSource dataSource,
       HolderStore store,
@@ -88,8 +92,10 @@ public final class Heartbeater {
       NodeCounters counters,
       Duration lease,
       Duration interval,
-      NodeLock nodeLock) {
+      NodeLock nodeLock,
+      dev.baton.internal.Outage outage) {
     this.nodeLock = nodeLock;
+    this.outage = outage;
     this.dataSource = dataSource;
     this.store = store;
     this.held = held;
@@ -158,6 +164,7 @@ public final class Heartbeater {
         try {
           lockNode();
           beatOnce();
+          outage.answered();
           pause = interval.toNanos();
           if (failingSinceNanos != 0) {
             log.info(
@@ -169,6 +176,9 @@ public final class Heartbeater {
           // A failed beat is retried soon on a fresh connection, not a whole interval later: the
           // leases it could not extend run out meanwhile.
           pause = Math.min(interval.toNanos() / 4, TimeUnit.MILLISECONDS.toNanos(500));
+          if (outage.failed("extending the leases of " + held.size() + " held jobs", e)) {
+            continue; // logged once for the whole outage
+          }
           if (failingSinceNanos == 0) {
             failingSinceNanos = System.nanoTime();
             log.warn(
