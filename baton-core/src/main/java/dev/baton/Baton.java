@@ -759,6 +759,7 @@ public final class Baton implements AutoCloseable {
                   counters,
                   time,
                   Rescuer.DEFAULT_BATCH_SIZE,
+                  config.maxRescues(),
                   new Rescuer.GoneNodes(clusterStore, nodeId(), Rescuer.GONE_GRACE)),
               every));
       services.add(

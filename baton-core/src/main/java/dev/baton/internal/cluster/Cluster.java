@@ -101,7 +101,7 @@ public final class Cluster {
       }
       // The first step runs on the cluster thread, like every other, and is waited for, so that a
       // lone node leads as soon as it started.
-      clusterThread.submit(() -> guarded("election", elector::runOnce)).get(10, TimeUnit.SECONDS);
+      clusterThread.submit(() -> electionStep()).get(10, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       log.warn("first election step did not finish; the cluster thread goes on trying", e);
     } catch (InterruptedException e) {
@@ -118,7 +118,7 @@ public final class Cluster {
       return;
     }
     try {
-      t.execute(() -> guarded("election", elector::runOnce));
+      t.execute(() -> electionStep());
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // stopped
     }
@@ -162,8 +162,24 @@ public final class Cluster {
     }
   }
 
-  private void electAndReschedule() {
+  /**
+   * One election step; a node that has just become leader runs every maintenance pass at once, not
+   * an interval later, so the jobs of a leader that died wait no longer than they must.
+   */
+  private void electionStep() {
+    boolean before = leading();
     guarded("election", elector::runOnce);
+    if (!before && leading()) {
+      try {
+        maintenanceThread.execute(() -> services.forEach(p -> runService(p.service())));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // stopped
+      }
+    }
+  }
+
+  private void electAndReschedule() {
+    electionStep();
     long base = elector.interval().toMillis();
     long jitter = Math.max(1, base / 10);
     long next = base - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1);

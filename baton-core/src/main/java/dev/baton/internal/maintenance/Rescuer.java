@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * Returns running jobs whose holder stopped heartbeating (lease expired) or overran its deadline to
  * the queue: {@code retryable}, or {@code discarded} at max attempts, or {@code cancelled} when a
  * cancel was asked for; each with an error entry saying which ("lease expired on node X" /
- * "deadline exceeded on node X"), and {@code rescue_count} in metadata. Rows are picked with SKIP
+ * "deadline exceeded on node X"), and {@code rescue_count} in metadata. A lost lease gives the
+ * attempt back (the handler did not fail); a passed deadline counts as a failed attempt. A job at
+ * its {@code maxRescues}-th rescue is discarded, whatever its attempts. Rows are picked with SKIP
  * LOCKED and re-checked under the lock, so a job its holder finished meanwhile is untouched; a job
  * is never rescued before its lease ran out by the database clock, unless its node is gone. Leader
  * only, fenced by term.
@@ -56,6 +58,7 @@ public final class Rescuer implements MaintenanceService {
   private final TimeSource time;
   private final int batchSize;
   private final GoneNodes goneNodes; // null: leases only
+  private final int maxRescues;
 
   // Confined to the maintenance thread.
   private final Set<String> seenHeld = new HashSet<>();
@@ -80,17 +83,29 @@ public final class Rescuer implements MaintenanceService {
       NodeCounters counters,
       TimeSource time,
       int batchSize) {
-    this(dataSource, store, counters, time, batchSize, null);
+    this(
+        dataSource,
+        store,
+        counters,
+        time,
+        batchSize,
+        dev.baton.BatonConfig.DEFAULT_MAX_RESCUES,
+        null);
   }
 
-  /** A rescuer of expired leases and, with {@code goneNodes}, of the jobs of gone nodes. */
+  /**
+   * A rescuer of expired leases and, with {@code goneNodes}, of the jobs of gone nodes, which
+   * discards a job at its {@code maxRescues}-th rescue.
+   */
   public Rescuer(
       DataSource dataSource,
       MaintenanceStore store,
       NodeCounters counters,
       TimeSource time,
       int batchSize,
+      int maxRescues,
       GoneNodes goneNodes) {
+    this.maxRescues = maxRescues;
     this.dataSource = dataSource;
     this.store = store;
     this.counters = counters;
@@ -164,7 +179,7 @@ public final class Rescuer implements MaintenanceService {
     int total = 0;
     while (true) {
       List<MaintenanceStore.Rescued> page =
-          store.rescueGone(dataSource, lead, time.dbNow(), gone, since, batchSize);
+          store.rescueGone(dataSource, lead, time.dbNow(), maxRescues, gone, since, batchSize);
       total += page.size();
       if (page.size() < batchSize) {
         break;
@@ -192,7 +207,8 @@ public final class Rescuer implements MaintenanceService {
   private int rescueExpired(Leadership lead) {
     int total = 0;
     while (true) {
-      List<MaintenanceStore.Rescued> page = store.rescue(dataSource, lead, time.dbNow(), batchSize);
+      List<MaintenanceStore.Rescued> page =
+          store.rescue(dataSource, lead, time.dbNow(), maxRescues, batchSize);
       total += page.size();
       if (log.isDebugEnabled()) {
         for (MaintenanceStore.Rescued r : page) {
