@@ -105,7 +105,7 @@ public final class Baton implements AutoCloseable {
         new ClientAccess.Accessor() {
           @Override
           public DataSource dataSource(Baton baton) {
-            return baton.dataSource;
+            return baton.pool;
           }
 
           @Override
@@ -121,7 +121,8 @@ public final class Baton implements AutoCloseable {
     STOPPED
   }
 
-  private final DataSource dataSource;
+  private final DataSource pool; // the application's
+  private final DataSource dataSource; // the pool, each borrowed connection bounded by the lease
   private final BatonConfig config;
   private final ObjectMapper mapper;
   private final Map<String, HandlerEntry<?>> handlers;
@@ -135,6 +136,7 @@ public final class Baton implements AutoCloseable {
   private final TimeSource time;
   private final HeldJobs held = new HeldJobs();
   private final NodeCounters counters = new NodeCounters();
+  private final dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private final ClassValue<String> kinds =
       new ClassValue<>() {
         @Override
@@ -155,8 +157,11 @@ public final class Baton implements AutoCloseable {
   private JobExecutor executor;
 
   private Baton(Builder b) {
-    this.dataSource = b.dataSource;
+    this.pool = b.dataSource;
     this.config = b.config;
+    // A read that gets no answer within a lease is no use to anyone: the node's leases cannot be
+    // extended meanwhile and its handlers are stopped by then.
+    this.dataSource = Db.withNetworkTimeout(b.dataSource, config.lease());
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
     this.interceptors = List.copyOf(b.interceptors);
     Map<String, HandlerEntry<?>> instrumented = new LinkedHashMap<>();
@@ -645,33 +650,41 @@ public final class Baton implements AutoCloseable {
             config.completerBatchSize(),
             capacity,
             config.completerFlushDelay());
-    completer.start();
+    completer.reportingTo(outage).start();
     executor = newExecutor(workers, completer, timer);
     heartbeater =
         new Heartbeater(
-            dataSource, holderStore, held, counters, config.lease(), config.heartbeatInterval());
+            dataSource,
+            holderStore,
+            held,
+            counters,
+            config.lease(),
+            config.heartbeatInterval(),
+            locksSession() ? new Heartbeater.NodeLock(clusterStore, nodeId()) : null,
+            outage);
     heartbeater.start();
     for (QueueConfig q : config.queues().values()) {
       producers.put(
           q.name(),
           new Producer(
-              dataSource,
-              holderStore,
-              executor,
-              completer,
-              held,
-              counters,
-              new Producer.Settings(
-                  q.name(),
-                  q.concurrency(),
-                  nodeId(),
-                  config.lease(),
-                  config.pollInterval(),
-                  timeoutKinds(),
-                  timeoutMillis(),
-                  config.jobTimeout(),
-                  config.completerBatchSize(),
-                  config.prefetchOf(q.concurrency()))));
+                  dataSource,
+                  holderStore,
+                  executor,
+                  completer,
+                  held,
+                  counters,
+                  new Producer.Settings(
+                      q.name(),
+                      q.concurrency(),
+                      nodeId(),
+                      config.lease(),
+                      config.pollInterval(),
+                      timeoutKinds(),
+                      timeoutMillis(),
+                      config.jobTimeout(),
+                      config.completerBatchSize(),
+                      config.prefetchOf(q.concurrency())))
+              .reportingTo(outage));
     }
     poller =
         new Poller(
@@ -730,7 +743,7 @@ public final class Baton implements AutoCloseable {
                   poller.pollNow();
                 }
               });
-      notifier.start();
+      notifier.reportingTo(outage).start();
       // Listen before the first claim: a job committed between a claim and the LISTEN would
       // otherwise wait for the poll.
       boolean listening = false;
@@ -756,7 +769,15 @@ public final class Baton implements AutoCloseable {
       Duration every = config.maintenanceInterval();
       services.add(
           new Cluster.Periodic(
-              new Rescuer(dataSource, ms, counters, time, Rescuer.DEFAULT_BATCH_SIZE), every));
+              new Rescuer(
+                  dataSource,
+                  ms,
+                  counters,
+                  time,
+                  Rescuer.DEFAULT_BATCH_SIZE,
+                  config.maxRescues(),
+                  new Rescuer.GoneNodes(clusterStore, nodeId(), Rescuer.GONE_GRACE)),
+              every));
       services.add(
           new Cluster.Periodic(
               new Scheduler(dataSource, ms, time, Scheduler.DEFAULT_BATCH_SIZE), every));
@@ -783,14 +804,24 @@ public final class Baton implements AutoCloseable {
               config.nodeHeartbeatInterval()));
     }
     List<String> worked = handlers.isEmpty() ? List.of() : config.queueNames();
+    ClusterStore.NodeRow self = NodeRegistry.describe(nodeId(), worked);
     cluster =
         new Cluster(
             elector,
             new NodeRegistry(
-                dataSource, clusterStore, NodeRegistry.describe(nodeId(), worked), time),
+                dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time),
             config.nodeHeartbeatInterval(),
             services);
-    cluster.start();
+    cluster.reportingTo(outage).start();
+  }
+
+  /**
+   * Whether this node holds a session lock on its heartbeat connection, by which the leader tells
+   * that it is gone: when it works queues, and not behind a transaction pooler ({@code pollOnly}),
+   * where a session lock would stay on a server connection that other clients use.
+   */
+  private boolean locksSession() {
+    return !handlers.isEmpty() && !config.queues().isEmpty() && !config.pollOnly();
   }
 
   private List<PeriodicEnqueuer.Schedule> schedules() {

@@ -35,8 +35,20 @@ public final class BatonConfig {
   /** Interval of the rescue and schedule passes when none is set: 1 second. */
   public static final Duration DEFAULT_MAINTENANCE_INTERVAL = Duration.ofSeconds(1);
 
-  /** Lease of the leader role: 10 seconds. The leader renews it every third of that. */
+  /**
+   * Lease of the leader role when none is set: 10 seconds, or three quarters of the job lease when
+   * that is shorter, so that a leader that dies is replaced within about one job lease and the jobs
+   * it held are rescued within about the lease plus a maintenance interval. The leader renews it
+   * every third of that.
+   */
   public static final Duration DEFAULT_LEADER_TTL = Duration.ofSeconds(10);
+
+  /**
+   * How many times a job may be rescued (its lease lost, its node gone, its deadline passed) before
+   * the leader discards it: 20. Rescues do not use up {@code maxAttempts}, which counts handler
+   * failures.
+   */
+  public static final int DEFAULT_MAX_RESCUES = 20;
 
   /** Interval of a node's registry heartbeat, and of the leader's pruning pass: 10 seconds. */
   public static final Duration DEFAULT_NODE_HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
@@ -89,6 +101,7 @@ public final class BatonConfig {
   private final Duration maintenanceInterval;
   private final boolean maintenanceEnabled;
   private final Duration leaderTtl;
+  private final int maxRescues;
   private final Duration nodeHeartbeatInterval;
   private final Duration nodeTtl;
   private final Duration cleanInterval;
@@ -121,7 +134,8 @@ public final class BatonConfig {
     this.claimOnEnqueue = b.claimOnEnqueue;
     this.maintenanceInterval = b.maintenanceInterval;
     this.maintenanceEnabled = b.maintenanceEnabled;
-    this.leaderTtl = b.leaderTtl;
+    this.leaderTtl = b.leaderTtl != null ? b.leaderTtl : defaultLeaderTtl(b.lease);
+    this.maxRescues = b.maxRescues;
     this.nodeHeartbeatInterval = b.nodeHeartbeatInterval;
     this.nodeTtl = b.nodeTtl;
     this.cleanInterval = b.cleanInterval;
@@ -208,6 +222,16 @@ public final class BatonConfig {
   /** Whether this client runs the rescue and schedule passes. */
   public boolean maintenanceEnabled() {
     return maintenanceEnabled;
+  }
+
+  private static Duration defaultLeaderTtl(Duration lease) {
+    Duration fromLease = lease.multipliedBy(3).dividedBy(4);
+    return fromLease.compareTo(DEFAULT_LEADER_TTL) < 0 ? fromLease : DEFAULT_LEADER_TTL;
+  }
+
+  /** How many rescues of a job the leader allows: its last one discards the job. */
+  public int maxRescues() {
+    return maxRescues;
   }
 
   /** Lease of the leader role. */
@@ -339,7 +363,8 @@ public final class BatonConfig {
     private boolean claimOnEnqueue = true;
     private Duration maintenanceInterval = DEFAULT_MAINTENANCE_INTERVAL;
     private boolean maintenanceEnabled = true;
-    private Duration leaderTtl = DEFAULT_LEADER_TTL;
+    private Duration leaderTtl; // null: DEFAULT_LEADER_TTL, or 3/4 of a shorter lease
+    private int maxRescues = DEFAULT_MAX_RESCUES;
     private Duration nodeHeartbeatInterval = DEFAULT_NODE_HEARTBEAT_INTERVAL;
     private Duration nodeTtl = DEFAULT_NODE_TTL;
     private Duration cleanInterval = DEFAULT_CLEAN_INTERVAL;
@@ -484,13 +509,30 @@ public final class BatonConfig {
     }
 
     /**
-     * Lease of the leader role; default 10 s, range 300 ms..10 min. The leader renews every third
-     * of it and stops acting two thirds of it after its last successful renewal was sent; another
-     * node takes over within about 1.33 times it after the leader dies.
+     * Lease of the leader role; default 10 s, or three quarters of the job lease when that is
+     * shorter; range 300 ms..10 min. The leader renews every third of it and stops acting two
+     * thirds of it after its last successful renewal was sent; another node takes over within about
+     * 1.33 times it after the leader dies. Set longer than three quarters of the lease, it bounds
+     * how long a dead leader's jobs wait to be rescued instead of the lease.
      */
     public Builder leaderTtl(Duration ttl) {
       requireRange("leaderTtl", ttl, Duration.ofMillis(300), Duration.ofMinutes(10));
       this.leaderTtl = ttl;
+      return this;
+    }
+
+    /**
+     * How many times the leader rescues a job (lease lost, node gone, deadline passed) before it
+     * discards it instead, at the last one; default 20, range 1..10,000. A rescue of a lost lease
+     * gives the attempt back, so {@code maxAttempts} counts handler failures (and passed deadlines)
+     * only; this bounds a job that keeps losing its node (one that crashes the process, say).
+     * Applies on the node that leads: set it the same on every node that may lead.
+     */
+    public Builder maxRescues(int maxRescues) {
+      if (maxRescues < 1 || maxRescues > 10_000) {
+        throw new InvalidConfigException("maxRescues", "between 1 and 10000", maxRescues);
+      }
+      this.maxRescues = maxRescues;
       return this;
     }
 

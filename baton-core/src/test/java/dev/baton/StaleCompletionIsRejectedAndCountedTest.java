@@ -90,7 +90,7 @@ class StaleCompletionIsRejectedAndCountedTest {
       Job job = f.job(id);
       assertThat(job.state()).isEqualTo(JobState.COMPLETED);
       assertThat(job.fence()).isEqualTo(secondFence);
-      assertThat(job.attempt()).isEqualTo(2);
+      assertThat(job.attempt()).as("the rescue gave A's attempt back").isEqualTo(1);
       assertThat(job.attemptedBy()).isEqualTo("B");
       assertThat(job.errors())
           .singleElement()

@@ -146,7 +146,7 @@ class StalledWorkerIsFencedTest {
       Job stillHeldB = survivor.job(b).orElseThrow();
       assertThat(stillHeldB.state()).isEqualTo(JobState.RUNNING);
       assertThat(stillHeldB.fence()).isEqualTo(heldB.fence());
-      assertThat(stillHeldB.attempt()).isEqualTo(2);
+      assertThat(stillHeldB.attempt()).isEqualTo(1);
       assertThat(stillHeldB.attemptedBy()).isEqualTo(survivorNode);
       assertThat(stillHeldB.errors()).isEqualTo(heldB.errors());
       assertThat(stillHeldB.metadata()).isEqualTo(heldB.metadata());
@@ -158,7 +158,7 @@ class StalledWorkerIsFencedTest {
           .until(() -> survivor.job(b).orElseThrow().state() == JobState.COMPLETED);
       Job doneB = survivor.job(b).orElseThrow();
       assertThat(doneB.fence()).isEqualTo(heldB.fence());
-      assertThat(doneB.attempt()).isEqualTo(2);
+      assertThat(doneB.attempt()).isEqualTo(1);
       assertThat(doneB.errors()).isEqualTo(heldB.errors());
 
       // Effects: each holder's first effect; the stale holder's late effect rolled back with its
@@ -166,11 +166,11 @@ class StalledWorkerIsFencedTest {
       assertThat(ChildEffects.of(ds, schema, a))
           .containsExactly(
               new Effect(a, 1, staleFenceA, childNode, "started"),
-              new Effect(a, 2, doneA.fence(), survivorNode, "started"));
+              new Effect(a, 1, doneA.fence(), survivorNode, "started"));
       assertThat(ChildEffects.of(ds, schema, b))
           .containsExactly(
               new Effect(b, 1, staleFenceB, childNode, "started"),
-              new Effect(b, 2, heldB.fence(), survivorNode, "started"));
+              new Effect(b, 1, heldB.fence(), survivorNode, "started"));
     }
   }
 
@@ -182,7 +182,9 @@ class StalledWorkerIsFencedTest {
 
   private static void assertRerunAfterLease(
       Job job, long staleFence, Instant staleLease, String childNode, String survivorNode) {
-    assertThat(job.attempt()).as("attempt of %s", job).isEqualTo(2);
+    assertThat(job.attempt())
+        .as("attempt of %s (the rescue gave the first back)", job)
+        .isEqualTo(1);
     assertThat(job.fence()).as("fence of %s", job).isGreaterThan(staleFence);
     assertThat(job.attemptedBy()).isEqualTo(survivorNode);
     assertThat(job.attemptedAt()).as("re-run vs stalled lease of %s", job).isAfter(staleLease);

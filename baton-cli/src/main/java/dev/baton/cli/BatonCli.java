@@ -178,7 +178,7 @@ public final class BatonCli implements Callable<Integer> {
     // pool refusing every connection (see dev.baton.cli.demo.Pod).
     cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     cfg.addDataSourceProperty("ApplicationName", "baton-cli");
-    return new com.zaxxer.hikari.HikariDataSource(cfg);
+    return new com.zaxxer.hikari.HikariDataSource(Pools.forBaton(cfg));
   }
 
   /** The URL as given (for messages; redact before printing). */

@@ -26,7 +26,7 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 4;
+  public static final int QUEUE_VERSION = 5;
 
   private record Migration(int version, String name) {}
 
@@ -35,7 +35,8 @@ public final class Migrator {
           new Migration(1, "job"),
           new Migration(2, "cluster"),
           new Migration(3, "stats"),
-          new Migration(4, "completions"));
+          new Migration(4, "completions"),
+          new Migration(5, "rescue"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;

@@ -130,6 +130,57 @@ class MaintenancePassesTest {
         .isEqualTo("deadline_exceeded");
   }
 
+  /**
+   * A job whose holders keep dying, its handler never failing: 25 rescues under maxAttempts(20)
+   * leave it waiting with its attempt given back each time; the rescue limit, not the attempts,
+   * discards a job that is rescued too often.
+   */
+  @Test
+  void rescuesDoNotUseUpAttemptsAndObeyALimitOfTheirOwn() {
+    Scheduler scheduler = new Scheduler(ds, ms, time, 10);
+    Rescuer lenient =
+        new Rescuer(ds, ms, counters, time, 10, 30, null); // allows 29 rescues, discards at 30
+    long kept = insert("r9", 20);
+    for (int i = 1; i <= 25; i++) {
+      ClaimedJob c = claimForADay("r9");
+      assertThat(c.attempt()).as("claim %d", i).isEqualTo(1);
+      time.advance(LEASE.plusSeconds(5));
+      assertThat(lenient.runOnce(lead)).as("rescue %d", i).isEqualTo(1);
+      assertThat(state(kept)).as("after rescue %d", i).isEqualTo("retryable");
+      scheduler.runOnce(lead);
+    }
+    assertThat(db.queryLong("SELECT attempt FROM " + schema + ".job WHERE id = " + kept)).isZero();
+    assertThat(
+            db.queryLong(
+                "SELECT (metadata->>'rescue_count')::int FROM "
+                    + schema
+                    + ".job WHERE id = "
+                    + kept))
+        .isEqualTo(25);
+
+    Rescuer byDefault = new Rescuer(ds, ms, counters, time, 10); // maxRescues 20
+    long limited = insert("r10", 20);
+    for (int i = 1; i <= dev.baton.BatonConfig.DEFAULT_MAX_RESCUES; i++) {
+      claimForADay("r10");
+      time.advance(LEASE.plusSeconds(5));
+      assertThat(byDefault.runOnce(lead)).as("rescue %d", i).isEqualTo(1);
+      scheduler.runOnce(lead);
+    }
+    assertThat(state(limited)).isEqualTo("discarded");
+    assertThat(db.queryLong("SELECT attempt FROM " + schema + ".job WHERE id = " + limited))
+        .isZero();
+  }
+
+  private ClaimedJob claimForADay(String queue) {
+    List<ClaimedJob> got =
+        jobs.claim(
+            ds,
+            new HolderStore.ClaimParams(
+                queue, 1, "crashing-node", LEASE, new String[0], new Long[0], Duration.ofDays(1)));
+    assertThat(got).hasSize(1);
+    return got.get(0);
+  }
+
   @Test
   void rescuerLeavesAJobItsHolderFinishedMeanwhile() throws Exception {
     long id = insert("r3", 5);
@@ -248,12 +299,12 @@ class MaintenancePassesTest {
     ClusterStore cs = new ClusterStore(name);
     cs.register(
         ds,
-        new ClusterStore.NodeRow("quiet", "h", 1, List.of("q"), "v", time.now(), time.now()),
+        new ClusterStore.NodeRow("quiet", "h", 1, List.of("q"), "v", time.now(), time.now(), false),
         time.now());
     time.advance(Duration.ofSeconds(50));
     cs.register(
         ds,
-        new ClusterStore.NodeRow("alive", "h", 2, List.of("q"), "v", time.now(), time.now()),
+        new ClusterStore.NodeRow("alive", "h", 2, List.of("q"), "v", time.now(), time.now(), false),
         time.now());
     NodePruner pruner = new NodePruner(ds, ms, time, Duration.ofSeconds(60));
     assertThat(pruner.runOnce(lead)).isZero();

@@ -1,5 +1,6 @@
 package dev.baton.property;
 
+import dev.baton.BatonConfig;
 import dev.baton.internal.SettableTime;
 import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.ClaimedJob;
@@ -130,6 +131,7 @@ final class FencingWorld implements AutoCloseable {
     long fence;
     int holder = -1;
     int attempt;
+    int rescues;
     boolean cancelRequested;
     // While running: the lease's end, in minutes of the leader's clock.
     int leaseUntil;
@@ -570,7 +572,8 @@ final class FencingWorld implements AutoCloseable {
     if (!expected.isEmpty()) {
       events.add(JOB_RESCUED);
     }
-    List<MaintenanceStore.Rescued> got = maintenance.rescue(ds, lead, time.dbNow(), BATCH);
+    List<MaintenanceStore.Rescued> got =
+        maintenance.rescue(ds, lead, time.dbNow(), BatonConfig.DEFAULT_MAX_RESCUES, BATCH);
     Set<Long> gotIds = new TreeSet<>();
     for (MaintenanceStore.Rescued r : got) {
       gotIds.add(r.id());
@@ -585,8 +588,13 @@ final class FencingWorld implements AutoCloseable {
             + names(expected));
     for (MaintenanceStore.Rescued r : got) {
       JobModel m = jobs[index(r.id())];
+      // A lost lease gives the attempt back; the rescue limit, not maxAttempts, discards.
+      m.rescues++;
+      m.attempt--;
       String state =
-          m.cancelRequested ? "cancelled" : m.attempt >= m.maxAttempts ? "discarded" : "retryable";
+          m.cancelRequested
+              ? "cancelled"
+              : m.rescues >= BatonConfig.DEFAULT_MAX_RESCUES ? "discarded" : "retryable";
       check(
           r.state().equals(state),
           "rescue made " + name(r.id()) + " " + r.state() + ", expected " + state);

@@ -21,13 +21,21 @@ public final class ChildEffects {
   private ChildEffects() {}
 
   /** Creates the table in {@code schema} (as the test's admin). */
-  public static void create(TestDatabase db, String schema) {
-    db.execute(
-        "CREATE TABLE \""
-            + schema
-            + "\".child_effect (job_id bigint NOT NULL, attempt int NOT NULL, fence bigint NOT"
-            + " NULL, node text NOT NULL, what text NOT NULL, at timestamptz NOT NULL DEFAULT"
-            + " now())");
+  public static void create(TestDatabase db, String schema) throws SQLException {
+    create(db.admin(), schema);
+  }
+
+  /** Creates the table in {@code schema} on {@code ds}. */
+  public static void create(DataSource ds, String schema) throws SQLException {
+    try (Connection c = ds.getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE \""
+              + schema
+              + "\".child_effect (job_id bigint NOT NULL, attempt int NOT NULL, fence bigint NOT"
+              + " NULL, node text NOT NULL, what text NOT NULL, at timestamptz NOT NULL DEFAULT"
+              + " now())");
+    }
   }
 
   /** Records an effect on {@code c}, in whatever transaction it is in. */

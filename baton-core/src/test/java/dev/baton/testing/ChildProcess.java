@@ -160,6 +160,11 @@ public final class ChildProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** What the child wrote to stderr so far (its log). */
+  public String stderr() throws IOException {
+    return Files.readString(stderr);
+  }
+
   /** Name, pid, whether it runs, stdout lines and the tail of stderr, for failure messages. */
   public String describe() {
     String err;

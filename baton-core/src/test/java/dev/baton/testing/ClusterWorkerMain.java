@@ -21,13 +21,13 @@ import java.util.concurrent.locks.LockSupport;
  * on, so it may lead) whose handler delivers each job to an HTTP receiver in the test JVM.
  *
  * <p>Arguments: {@code <jdbc url> <schema> <node id> <receiver url> <concurrency> <lease ms>
- * <leader ttl ms> <work ms>}. It works queue {@link #QUEUE}; the handler of {@link Delivery} works
- * for {@code work ms} (so the node always holds jobs in flight), then sends {@code POST <receiver
- * url>?key=<idempotency key>&fence=<fence>&node=<node id>}, ignoring interrupts throughout (so a
- * holder that lost its job while frozen still delivers, late, with its old fence). It returns
- * normally on every answer of the receiver ({@code applied}, {@code duplicate} or {@code stale}): a
- * stale holder's completion is then dropped by the fence and counted as {@code fenced}. Any other
- * answer, or an I/O error, fails the attempt.
+ * <leader ttl ms> <work ms>}; a leader ttl of 0 keeps the default. It works queue {@link #QUEUE};
+ * the handler of {@link Delivery} works for {@code work ms} (so the node always holds jobs in
+ * flight), then sends {@code POST <receiver url>?key=<idempotency key>&fence=<fence>&node=<node
+ * id>}, ignoring interrupts throughout (so a holder that lost its job while frozen still delivers,
+ * late, with its old fence). It returns normally on every answer of the receiver ({@code applied},
+ * {@code duplicate} or {@code stale}): a stale holder's completion is then dropped by the fence and
+ * counted as {@code fenced}. Any other answer, or an I/O error, fails the attempt.
  *
  * <p>Stdout: {@code ready <node id>} once started; on {@code stop} (or end of stdin) it stops the
  * client gracefully and prints {@code counters node=<id> claimed=<n> completed=<n> fenced=<n>
@@ -55,7 +55,7 @@ public final class ClusterWorkerMain {
     String receiver = argv[3];
     int concurrency = Integer.parseInt(argv[4]);
     Duration lease = Duration.ofMillis(Long.parseLong(argv[5]));
-    Duration leaderTtl = Duration.ofMillis(Long.parseLong(argv[6]));
+    long leaderTtlMillis = Long.parseLong(argv[6]);
     long workMillis = Long.parseLong(argv[7]);
 
     HikariConfig cfg = ChildMains.poolConfig(url, "child-" + nodeId, nodeId, 10);
@@ -67,20 +67,22 @@ public final class ClusterWorkerMain {
             .connectTimeout(Duration.ofSeconds(5))
             .build();
 
+    BatonConfig.Builder config =
+        BatonConfig.builder()
+            .schema(schema)
+            .nodeId(nodeId)
+            .queue(QUEUE, concurrency)
+            .lease(lease)
+            .pollInterval(Duration.ofMillis(200))
+            .maintenanceEnabled(true)
+            .maintenanceInterval(Duration.ofMillis(250))
+            .stopTimeout(Duration.ofSeconds(5));
+    if (leaderTtlMillis > 0) {
+      config.leaderTtl(Duration.ofMillis(leaderTtlMillis));
+    }
     Baton baton =
         Baton.builder(ds)
-            .config(
-                BatonConfig.builder()
-                    .schema(schema)
-                    .nodeId(nodeId)
-                    .queue(QUEUE, concurrency)
-                    .lease(lease)
-                    .leaderTtl(leaderTtl)
-                    .pollInterval(Duration.ofMillis(200))
-                    .maintenanceEnabled(true)
-                    .maintenanceInterval(Duration.ofMillis(250))
-                    .stopTimeout(Duration.ofSeconds(5))
-                    .build())
+            .config(config.build())
             .handler(
                 Delivery.class,
                 (ctx, args) -> {

@@ -9,6 +9,7 @@ import dev.baton.LostBatonException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +24,14 @@ import java.util.concurrent.locks.LockSupport;
  * <a>} and then, by mode:
  *
  * <ul>
- *   <li>{@code crash}: blocks until interrupted (the test SIGKILLs the process);
+ *   <li>{@code crash}: blocks until interrupted (the test SIGKILLs the process). The client is
+ *       poll-only, as behind a transaction pooler: it holds no session lock, so its crash is seen
+ *       only by the leases running out;
+ *   <li>{@code kill}: the same with a default client, whose session lock lets the leader tell at
+ *       once that the killed process is gone;
+ *   <li>{@code hold}: returns at once for a job labelled {@code quick}, after 50 ms for one
+ *       labelled {@code slow}; any other job blocks until its handler is interrupted, then prints
+ *       {@code interrupted job <id> fence <f> at <epoch ms>} and returns;
  *   <li>{@code stall}: waits, ignoring interrupts, until the test writes {@code release} on stdin,
  *       then tries a late completion: in one transaction it records a second effect ({@code late})
  *       and completes the job with {@link JobContext#completeIn}, printing {@code late completion
@@ -47,8 +55,8 @@ public final class WorkerMain {
     String mode = argv[3];
     Duration lease = Duration.ofMillis(Long.parseLong(argv[4]));
     int concurrency = Integer.parseInt(argv[5]);
-    if (!mode.equals("crash") && !mode.equals("stall")) {
-      throw new IllegalArgumentException("mode must be crash or stall, got " + mode);
+    if (!List.of("crash", "kill", "stall", "hold").contains(mode)) {
+      throw new IllegalArgumentException("mode must be crash, kill, stall or hold, got " + mode);
     }
 
     HikariDataSource ds = ChildMains.pool(url, "child-" + nodeId, nodeId, 6);
@@ -64,6 +72,7 @@ public final class WorkerMain {
                     .lease(lease)
                     .pollInterval(Duration.ofMillis(200))
                     .maintenanceEnabled(false)
+                    .pollOnly(mode.equals("crash"))
                     .stopTimeout(Duration.ofSeconds(2))
                     .build())
             .handler(
@@ -81,8 +90,26 @@ public final class WorkerMain {
                           + ctx.fence()
                           + " attempt "
                           + ctx.attempt());
-                  if (mode.equals("crash")) {
+                  if (mode.equals("crash") || mode.equals("kill")) {
                     new CountDownLatch(1).await();
+                    return;
+                  }
+                  if (mode.equals("hold")) {
+                    if (args.label().equals("slow")) {
+                      Thread.sleep(50);
+                    } else if (!args.label().equals("quick")) {
+                      try {
+                        new CountDownLatch(1).await();
+                      } catch (InterruptedException e) {
+                        ChildMains.say(
+                            "interrupted job "
+                                + ctx.jobId()
+                                + " fence "
+                                + ctx.fence()
+                                + " at "
+                                + System.currentTimeMillis());
+                      }
+                    }
                     return;
                   }
                   boolean interrupted = awaitUninterruptibly(release);

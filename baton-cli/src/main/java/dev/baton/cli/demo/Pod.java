@@ -107,6 +107,7 @@ public final class Pod {
     // that connection is cut during the detection it keeps -1 and refuses every later connection
     // ("Transaction isolation level -1 not supported"), so the pool never recovers.
     pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    dev.baton.cli.Pools.forBaton(pool);
     BatonConfig config =
         BatonConfig.builder()
             .schema(a.get("schema"))

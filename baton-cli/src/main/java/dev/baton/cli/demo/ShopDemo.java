@@ -111,7 +111,7 @@ public final class ShopDemo {
     pool.setPoolName("baton-demo-shop");
     pool.setMaximumPoolSize(PLACERS + 6);
     pool.addDataSourceProperty("ApplicationName", "baton-demo-shop");
-    try (HikariDataSource ds = new HikariDataSource(pool)) {
+    try (HikariDataSource ds = new HikariDataSource(dev.baton.cli.Pools.forBaton(pool))) {
       setUp(ds);
       // The provider is another system: its ledger has a pool of its own.
       HikariConfig ledgerPool = new HikariConfig();

@@ -45,6 +45,7 @@ public final class Cluster {
   private final List<Periodic> services;
   private final ReentrantLock lock = new ReentrantLock();
   private State state = State.NEW;
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private volatile ScheduledThreadPoolExecutor clusterThread;
   private volatile ScheduledThreadPoolExecutor maintenanceThread;
 
@@ -55,6 +56,15 @@ public final class Cluster {
     this.registry = registry;
     this.nodeBeatInterval = nodeBeatInterval;
     this.services = List.copyOf(services);
+  }
+
+  /**
+   * Reports connection losses to {@code outage}, shared with the client's other services, so an
+   * outage is logged once; call before {@link #start()}. Returns this.
+   */
+  public Cluster reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
   }
 
   /**
@@ -91,7 +101,7 @@ public final class Cluster {
       }
       // The first step runs on the cluster thread, like every other, and is waited for, so that a
       // lone node leads as soon as it started.
-      clusterThread.submit(() -> guarded("election", elector::runOnce)).get(10, TimeUnit.SECONDS);
+      clusterThread.submit(() -> electionStep()).get(10, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       log.warn("first election step did not finish; the cluster thread goes on trying", e);
     } catch (InterruptedException e) {
@@ -108,7 +118,7 @@ public final class Cluster {
       return;
     }
     try {
-      t.execute(() -> guarded("election", elector::runOnce));
+      t.execute(() -> electionStep());
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // stopped
     }
@@ -152,8 +162,24 @@ public final class Cluster {
     }
   }
 
-  private void electAndReschedule() {
+  /**
+   * One election step; a node that has just become leader runs every maintenance pass at once, not
+   * an interval later, so the jobs of a leader that died wait no longer than they must.
+   */
+  private void electionStep() {
+    boolean before = leading();
     guarded("election", elector::runOnce);
+    if (!before && leading()) {
+      try {
+        maintenanceThread.execute(() -> services.forEach(p -> runService(p.service())));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // stopped
+      }
+    }
+  }
+
+  private void electAndReschedule() {
+    electionStep();
     long base = elector.interval().toMillis();
     long jitter = Math.max(1, base / 10);
     long next = base - jitter + ThreadLocalRandom.current().nextLong(2 * jitter + 1);
@@ -171,19 +197,25 @@ public final class Cluster {
     }
     try {
       service.runOnce(lead);
+      outage.answered();
     } catch (NotLeaderException e) {
       log.info("{} pass stopped: {}", service.name(), e.getMessage());
       elector.lost(lead);
     } catch (RuntimeException e) {
-      log.warn("{} pass failed; retrying at its next interval", service.name(), e);
+      if (!outage.failed("the " + service.name() + " pass", e)) {
+        log.warn("{} pass failed; retrying at its next interval", service.name(), e);
+      }
     }
   }
 
-  private static void guarded(String what, Runnable r) {
+  private void guarded(String what, Runnable r) {
     try {
       r.run();
+      outage.answered();
     } catch (RuntimeException e) {
-      log.warn("{} failed; retrying at its next interval", what, e);
+      if (!outage.failed(what, e)) {
+        log.warn("{} failed; retrying at its next interval", what, e);
+      }
     }
   }
 

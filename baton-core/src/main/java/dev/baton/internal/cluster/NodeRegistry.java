@@ -46,7 +46,8 @@ public final class NodeRegistry {
         List.copyOf(queues),
         version != null ? version : "dev",
         Instant.now(),
-        Instant.now());
+        Instant.now(),
+        false);
   }
 
   /** Registers this node. */

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Completer implements FinishQueue {
   private static final Logger log = LoggerFactory.getLogger(Completer.class);
-  private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(5);
+  // At most a second between retries, so finishes are written soon after the database is back.
+  private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(1);
   private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /** A finish waiting to be written, with the counter to bump once it is. */
@@ -57,6 +58,7 @@ public final class Completer implements FinishQueue {
   private final Thread thread;
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean stopping;
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private volatile boolean idle; // the thread is (about to be) parked: a submit must unpark it
 
   /** A completer; call {@link #start()}. */
@@ -78,6 +80,15 @@ public final class Completer implements FinishQueue {
     this.others = new ArrayBlockingQueue<>(capacity);
     this.thread = new Thread(this::loop, "baton-completer");
     this.thread.setDaemon(true);
+  }
+
+  /**
+   * Reports connection losses to {@code outage}, shared with the client's other services, so an
+   * outage is logged once; call before {@link #start()}. Returns this.
+   */
+  public Completer reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
   }
 
   /** Starts the writer thread. */
@@ -164,6 +175,7 @@ public final class Completer implements FinishQueue {
           continue;
         }
         write(batch);
+        outage.answered();
         backoffMillis = 50;
       } catch (RuntimeException e) {
         if (isDataError(e)) {
@@ -173,11 +185,13 @@ public final class Completer implements FinishQueue {
           writeOneByOne(batch);
           continue;
         }
-        log.warn(
-            "cannot write {} finished jobs; retrying in {} ms (the jobs stay running and leased)",
-            batch.size(),
-            backoffMillis,
-            e);
+        if (!outage.failed("writing " + batch.size() + " finished jobs", e)) {
+          log.warn(
+              "cannot write {} finished jobs; retrying in {} ms (the jobs stay running and leased)",
+              batch.size(),
+              backoffMillis,
+              e);
+        }
         if (stopping && backoffMillis >= RETRY_BACKOFF_MAX.toMillis()) {
           log.warn(
               "giving up on {} finished jobs at stop; they will be rescued when their leases expire",

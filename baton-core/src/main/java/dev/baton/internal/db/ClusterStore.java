@@ -1,7 +1,9 @@
 package dev.baton.internal.db;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,15 +19,16 @@ import javax.sql.DataSource;
  */
 public final class ClusterStore {
 
-  // Binds: id, host, pid, queues, version, now, now.
+  // Binds: id, host, pid, queues, version, now, now, session lock.
   private static final String REGISTER =
       """
-      INSERT INTO ${schema}.node (id, host, pid, queues, version, started_at, heartbeat_at)
-      VALUES (?, ?, ?, ?, ?, coalesce(?::timestamptz, now()), coalesce(?::timestamptz, now()))
+      INSERT INTO ${schema}.node (id, host, pid, queues, version, started_at, heartbeat_at,
+                                  session_lock)
+      VALUES (?, ?, ?, ?, ?, coalesce(?::timestamptz, now()), coalesce(?::timestamptz, now()), ?)
       ON CONFLICT (id) DO UPDATE
       SET host = excluded.host, pid = excluded.pid, queues = excluded.queues,
           version = excluded.version, started_at = excluded.started_at,
-          heartbeat_at = excluded.heartbeat_at
+          heartbeat_at = excluded.heartbeat_at, session_lock = excluded.session_lock
       """;
 
   // A node pruned while it was alive (a long pause) registers again on its next beat.
@@ -37,8 +40,34 @@ public final class ClusterStore {
 
   private static final String NODES =
       """
-      SELECT id, host, pid, queues, version, started_at, heartbeat_at FROM ${schema}.node
+      SELECT id, host, pid, queues, version, started_at, heartbeat_at, session_lock
+      FROM ${schema}.node
       ORDER BY id""";
+
+  // A node's session lock, on its heartbeat connection: two int4 keys, the schema's and the node
+  // id's hashes. A hash shared with another lock only makes a gone node look alive (its jobs then
+  // wait for their leases), never the reverse. Binds: schema key text, node id.
+  private static final String LOCK_NODE = "SELECT pg_try_advisory_lock(hashtext(?), hashtext(?))";
+
+  // Gives the lock back before its connection returns to the pool, where it would outlive the
+  // heartbeat session. Binds: schema key text, node id.
+  private static final String UNLOCK_NODE = "SELECT pg_advisory_unlock(hashtext(?), hashtext(?))";
+
+  // Whether the session lock of each registered node that takes one (other than the asking node)
+  // is held now, and since when the server runs (a restart ends every session at once). pg_locks
+  // needs no privileges. Binds: schema key text, node id.
+  private static final String NODE_LOCKS =
+      """
+      SELECT n.id,
+             EXISTS (SELECT 1 FROM pg_locks l
+                     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+                       AND l.database = (SELECT oid FROM pg_database
+                                         WHERE datname = current_database())
+                       AND l.classid = hashtext(?)::oid AND l.objid = hashtext(n.id)::oid),
+             pg_postmaster_start_time(), now()
+      FROM ${schema}.node n
+      WHERE n.session_lock AND n.id <> ?
+      """;
 
   // Takes over an expired lease under a new term. Binds: node id, now, now, now, ttl ms, role, now.
   private static final String TAKE_OVER =
@@ -140,6 +169,7 @@ public final class ClusterStore {
   private final String beat;
   private final String deregister;
   private final String nodes;
+  private final String nodeLocks;
   private final String takeOver;
   private final String firstElection;
   private final String renew;
@@ -157,6 +187,7 @@ public final class ClusterStore {
     this.beat = schema.expand(BEAT);
     this.deregister = schema.expand(DEREGISTER);
     this.nodes = schema.expand(NODES);
+    this.nodeLocks = schema.expand(NODE_LOCKS);
     this.takeOver = schema.expand(TAKE_OVER);
     this.firstElection = schema.expand(FIRST_ELECTION);
     this.renew = schema.expand(RENEW);
@@ -176,7 +207,17 @@ public final class ClusterStore {
       List<String> queues,
       String version,
       Instant startedAt,
-      Instant heartbeatAt) {}
+      Instant heartbeatAt,
+      boolean sessionLock) {
+
+    /** This row, for a node that holds its session lock on its heartbeat connection. */
+    public NodeRow lockingSession() {
+      return new NodeRow(id, host, pid, queues, version, startedAt, heartbeatAt, true);
+    }
+  }
+
+  /** Whether a node's session lock is held, and the server's start time when it was read. */
+  public record NodeLock(String nodeId, boolean held, Instant serverStartedAt, Instant checkedAt) {}
 
   /** The holder of a role. */
   public record LeaderRow(
@@ -204,6 +245,7 @@ public final class ClusterStore {
             ps.setString(5, n.version());
             Timestamps.setInstant(ps, 6, now);
             Timestamps.setInstant(ps, 7, now);
+            ps.setBoolean(8, n.sessionLock());
             return ps.executeUpdate();
           }
         });
@@ -236,6 +278,60 @@ public final class ClusterStore {
         });
   }
 
+  /**
+   * Takes the session lock of node {@code nodeId} on {@code c}, held until the session ends.
+   * Returns false if another session holds it (a previous process of the same node id whose session
+   * has not ended yet).
+   */
+  public boolean lockNode(Connection c, String nodeId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(LOCK_NODE)) {
+      ps.setString(1, lockKey(schema));
+      ps.setString(2, nodeId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** Gives back {@link #lockNode}'s lock on {@code c}. */
+  public void unlockNode(Connection c, String nodeId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(UNLOCK_NODE)) {
+      ps.setString(1, lockKey(schema));
+      ps.setString(2, nodeId);
+      ps.execute();
+    }
+  }
+
+  /** The session locks of the registered nodes that take one, other than {@code selfId}. */
+  public List<NodeLock> nodeLocks(DataSource ds, String selfId) {
+    return Db.inTransaction(
+        ds,
+        "cannot read the nodes' session locks",
+        c -> {
+          List<NodeLock> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(nodeLocks)) {
+            ps.setString(1, lockKey(schema));
+            ps.setString(2, selfId);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(
+                    new NodeLock(
+                        rs.getString(1),
+                        rs.getBoolean(2),
+                        Timestamps.instant(rs, 3),
+                        Timestamps.instant(rs, 4)));
+              }
+            }
+          }
+          return out;
+        });
+  }
+
+  /** The text whose hash is the first key of every node's session lock in {@code schema}. */
+  static String lockKey(SchemaName schema) {
+    return "baton:" + schema.name();
+  }
+
   /** The registered nodes, by id. */
   public List<NodeRow> nodes(DataSource ds) {
     return Db.inTransaction(
@@ -255,7 +351,8 @@ public final class ClusterStore {
                       List.copyOf(Arrays.asList(qs)),
                       rs.getString(5),
                       Timestamps.instant(rs, 6),
-                      Timestamps.instant(rs, 7)));
+                      Timestamps.instant(rs, 7),
+                      rs.getBoolean(8)));
             }
           }
           return out;

@@ -1,8 +1,14 @@
 package dev.baton.internal.db;
 
 import dev.baton.BatonException;
+import java.io.PrintWriter;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /** Borrowing a connection and wrapping {@link SQLException} once, at this package's boundary. */
@@ -15,7 +21,120 @@ public final class Db {
     T run(Connection connection) throws SQLException;
   }
 
+  private static final String SET_STATEMENT_TIMEOUT =
+      "SELECT set_config('statement_timeout', ?, false)";
+  private static final String RESET_STATEMENT_TIMEOUT = "RESET statement_timeout";
+
+  /** pgjdbc applies a network timeout to its socket at once; no executor is needed. */
+  private static final Executor DIRECT = Runnable::run;
+
   private Db() {}
+
+  /**
+   * {@code dataSource} whose connections carry a network timeout of {@code timeout} while borrowed
+   * ({@link Connection#setNetworkTimeout}; a pool such as HikariCP restores its own when the
+   * connection is returned): a read that gets no answer for that long fails and the driver closes
+   * the connection, instead of waiting on a socket that may never answer (a network partition, a
+   * frozen proxy: on Linux defaults such a read hangs for about 15 minutes). A driver or pool that
+   * does not support network timeouts gets none.
+   */
+  public static DataSource withNetworkTimeout(DataSource dataSource, Duration timeout) {
+    return new NetworkTimeoutDataSource(
+        dataSource, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+  }
+
+  /**
+   * Bounds a connection held for long (the heartbeater's): a network timeout of {@code network} and
+   * a {@code statement_timeout} of {@code statement}, which {@link #unbound} takes off before the
+   * connection goes back to the pool.
+   */
+  public static void bound(Connection c, Duration network, Duration statement) throws SQLException {
+    setNetworkTimeout(c, (int) Math.min(Integer.MAX_VALUE, network.toMillis()));
+    try (PreparedStatement ps = c.prepareStatement(SET_STATEMENT_TIMEOUT)) {
+      ps.setString(1, Long.toString(Math.max(1, statement.toMillis())));
+      ps.execute();
+    }
+  }
+
+  /**
+   * Takes {@link #bound}'s {@code statement_timeout} off an open connection; errors are ignored.
+   */
+  public static void unbound(Connection c) {
+    try {
+      if (!c.isClosed()) {
+        try (PreparedStatement ps = c.prepareStatement(RESET_STATEMENT_TIMEOUT)) {
+          ps.execute();
+        }
+      }
+    } catch (SQLException ignored) {
+      // the pool discards a broken connection
+    }
+  }
+
+  private static void setNetworkTimeout(Connection c, int millis) throws SQLException {
+    try {
+      c.setNetworkTimeout(DIRECT, millis);
+    } catch (SQLFeatureNotSupportedException | AbstractMethodError e) {
+      // a driver without network timeouts: nothing to bound the reads with
+    }
+  }
+
+  private record NetworkTimeoutDataSource(DataSource delegate, int millis) implements DataSource {
+    @Override
+    public Connection getConnection() throws SQLException {
+      return bounded(delegate.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+      return bounded(delegate.getConnection(user, password));
+    }
+
+    private Connection bounded(Connection c) throws SQLException {
+      try {
+        setNetworkTimeout(c, millis);
+        return c;
+      } catch (SQLException | RuntimeException e) {
+        c.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+      return delegate.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+      delegate.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+      delegate.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+      return delegate.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+      return delegate.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      return iface.isInstance(delegate) ? iface.cast(delegate) : delegate.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+      return iface.isInstance(delegate) || delegate.isWrapperFor(iface);
+    }
+  }
 
   /**
    * Runs {@code work} on a connection from {@code dataSource} in its own transaction: in autocommit

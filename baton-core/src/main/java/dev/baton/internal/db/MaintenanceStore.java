@@ -38,9 +38,10 @@ public final class MaintenanceStore {
   // FencedWritesProbeTheKeyTest).
 
   // Running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to the queue:
-  // retryable, or discarded at max attempts, or cancelled when a cancel was asked for; each with an
-  // error entry saying which and a rescue count. Picked with SKIP LOCKED and re-checked under the
-  // lock, so a job its holder finished meanwhile is untouched. Binds: the lead, limit.
+  // retryable, or discarded (at max attempts after a passed deadline, or at the rescue limit), or
+  // cancelled when a cancel was asked for; each with an error entry saying which and a rescue
+  // count. Picked with SKIP LOCKED and re-checked under the lock, so a job its holder finished
+  // meanwhile is untouched. Binds: the lead, max rescues, limit.
   private static final String RESCUE =
       """
       WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
@@ -49,6 +50,7 @@ public final class MaintenanceStore {
         WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
         FOR SHARE OF l
       ),
+      lim AS (SELECT ?::int AS max_rescues),
       picked AS MATERIALIZED (
         SELECT id FROM ${schema}.job
         WHERE EXISTS (SELECT 1 FROM lead)
@@ -60,10 +62,21 @@ public final class MaintenanceStore {
       upd AS (
         UPDATE ${schema}.job j
         SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
-                         WHEN j.attempt >= j.max_attempts THEN 'discarded'
+                         WHEN j.deadline_at < (SELECT now FROM clk)
+                              AND j.attempt >= j.max_attempts THEN 'discarded'
+                         WHEN coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                              >= (SELECT max_rescues FROM lim) THEN 'discarded'
                          ELSE 'retryable' END,
             finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
-                                  OR j.attempt >= j.max_attempts THEN (SELECT now FROM clk) END,
+                                  OR (j.deadline_at < (SELECT now FROM clk)
+                                      AND j.attempt >= j.max_attempts)
+                                  OR coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                                     >= (SELECT max_rescues FROM lim)
+                                THEN (SELECT now FROM clk) END,
+            -- A lost lease is no failure of the handler: the attempt is given back, as by a
+            -- hand-back; an overrun deadline is one (the handler's timeout) and counts.
+            attempt = CASE WHEN j.deadline_at < (SELECT now FROM clk) THEN j.attempt
+                           ELSE j.attempt - 1 END,
             scheduled_at = (SELECT now FROM clk),
             errors = j.errors || jsonb_build_array(jsonb_build_object(
                 'attempt', j.attempt,
@@ -82,6 +95,68 @@ public final class MaintenanceStore {
             deadline_at = NULL
         WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
           AND (j.lease_expires_at < (SELECT now FROM clk) OR j.deadline_at < (SELECT now FROM clk))
+        RETURNING j.id, j.state, j.attempted_by
+      )
+      SELECT l.leading, u.id, u.state, u.attempted_by
+      FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
+      """;
+
+  // Running jobs of nodes found gone (their session lock free, see ClusterStore.NODE_LOCKS),
+  // whatever their leases, if claimed before the node was first seen without its lock: a node that
+  // is alive after all keeps the jobs it claimed since. The lock is checked once more here, so a
+  // node that took it again meanwhile keeps all of them. Otherwise as RESCUE, with error node_gone.
+  // Binds: the lead, max rescues, gone node ids, schema key text, free since, limit.
+  private static final String RESCUE_GONE =
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      ),
+      lim AS (SELECT ?::int AS max_rescues),
+      gone AS MATERIALIZED (
+        SELECT g.id FROM unnest(?::text[]) AS g(id)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM pg_locks l
+          WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND l.classid = hashtext(?)::oid AND l.objid = hashtext(g.id)::oid)
+      ),
+      since AS (SELECT ?::timestamptz AS at),
+      picked AS MATERIALIZED (
+        SELECT id FROM ${schema}.job
+        WHERE EXISTS (SELECT 1 FROM lead)
+          AND state = 'running' AND attempted_by IN (SELECT id FROM gone)
+          AND attempted_at < (SELECT at FROM since)
+        ORDER BY id
+        LIMIT ?
+        FOR UPDATE SKIP LOCKED
+      ),
+      upd AS (
+        UPDATE ${schema}.job j
+        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
+                         WHEN coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                              >= (SELECT max_rescues FROM lim) THEN 'discarded'
+                         ELSE 'retryable' END,
+            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
+                                  OR coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                                     >= (SELECT max_rescues FROM lim)
+                                THEN (SELECT now FROM clk) END,
+            attempt = j.attempt - 1, -- given back: the node died, the handler did not fail
+            scheduled_at = (SELECT now FROM clk),
+            errors = j.errors || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempt,
+                'at', (SELECT now FROM clk),
+                'error', 'node_gone',
+                'message', 'node ' || j.attempted_by || ' is gone: no database session of it'
+                           || ' holds its lock (lease until ' || j.lease_expires_at || ')')),
+            metadata = j.metadata || jsonb_build_object('rescue_count',
+                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
+            lease_expires_at = NULL,
+            deadline_at = NULL
+        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
+          AND j.attempted_by IN (SELECT id FROM gone)
         RETURNING j.id, j.state, j.attempted_by
       )
       SELECT l.leading, u.id, u.state, u.attempted_by
@@ -237,6 +312,7 @@ public final class MaintenanceStore {
   private final String lockPeriodic;
   private final String savePeriodic;
   private final String rescue;
+  private final String rescueGone;
   private final String scheduleSql;
   private final String clean;
   private final String cleanArchive;
@@ -248,6 +324,7 @@ public final class MaintenanceStore {
   public MaintenanceStore(SchemaName schema) {
     this.schema = schema;
     this.rescue = schema.expand(RESCUE);
+    this.rescueGone = schema.expand(RESCUE_GONE);
     this.scheduleSql = schema.expand(SCHEDULE);
     this.clean = schema.expand(CLEAN);
     this.cleanArchive = schema.expand(CLEAN_ARCHIVING);
@@ -298,13 +375,67 @@ public final class MaintenanceStore {
   public record Rescued(long id, String state, String attemptedBy) {}
 
   /** Rescues up to {@code limit} expired jobs. */
-  public List<Rescued> rescue(DataSource ds, Leadership lead, Instant now, int limit) {
+  /**
+   * Rescues up to {@code limit} expired jobs; a job at its {@code maxRescues}-th rescue is
+   * discarded.
+   */
+  public List<Rescued> rescue(
+      DataSource ds, Leadership lead, Instant now, int maxRescues, int limit) {
+    return rescue(
+        ds, lead, now, "cannot rescue expired jobs", rescue, maxRescues, (c, ps, i) -> i, limit);
+  }
+
+  /**
+   * Rescues up to {@code limit} running jobs of the nodes {@code gone} whose session locks are
+   * still free, claimed before {@code freeSince} (when their locks were first seen free, by the
+   * database clock).
+   */
+  public List<Rescued> rescueGone(
+      DataSource ds,
+      Leadership lead,
+      Instant now,
+      int maxRescues,
+      List<String> gone,
+      Instant freeSince,
+      int limit) {
+    return rescue(
+        ds,
+        lead,
+        now,
+        "cannot rescue jobs of gone nodes " + gone,
+        rescueGone,
+        maxRescues,
+        (c, ps, i) -> {
+          ps.setArray(i++, c.createArrayOf("text", gone.toArray()));
+          ps.setString(i++, ClusterStore.lockKey(schema));
+          Timestamps.setInstant(ps, i++, freeSince);
+          return i;
+        },
+        limit);
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    int bind(Connection c, PreparedStatement ps, int index) throws SQLException;
+  }
+
+  private List<Rescued> rescue(
+      DataSource ds,
+      Leadership lead,
+      Instant now,
+      String what,
+      String sql,
+      int maxRescues,
+      Binder which,
+      int limit) {
     return Db.inTransaction(
         ds,
-        "cannot rescue expired jobs",
+        what,
         c -> {
-          try (PreparedStatement ps = c.prepareStatement(rescue)) {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = bindLead(ps, lead, now);
+            ps.setInt(i++, maxRescues);
+            i = which.bind(c, ps, i);
             ps.setInt(i, limit);
             List<Rescued> out = new ArrayList<>();
             boolean leading = false;

@@ -6,5 +6,10 @@
  * 'running'}. The fence comes from a sequence at each claim, so a later claim always has a higher
  * fence; once a job is rescued and re-claimed, every write of its previous holder matches no row. A
  * holder that sees zero rows drops its result, counts it as fenced, and interrupts its handler.
+ *
+ * <p>Invariant: a holder trusts a lease only as long as it can prove it. The trust window of each
+ * held job (its last confirmed lease, measured on the monotonic clock from when the extension was
+ * sent) is checked on a timer of its own, so a beat that blocks on a connection that stopped
+ * answering cannot keep a handler running into another holder's attempt.
  */
 package dev.baton.internal.lease;

@@ -1,10 +1,18 @@
 package dev.baton.internal.maintenance;
 
 import dev.baton.internal.TimeSource;
+import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.executor.NodeCounters;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,15 +21,33 @@ import org.slf4j.LoggerFactory;
  * Returns running jobs whose holder stopped heartbeating (lease expired) or overran its deadline to
  * the queue: {@code retryable}, or {@code discarded} at max attempts, or {@code cancelled} when a
  * cancel was asked for; each with an error entry saying which ("lease expired on node X" /
- * "deadline exceeded on node X"), and {@code rescue_count} in metadata. Rows are picked with SKIP
+ * "deadline exceeded on node X"), and {@code rescue_count} in metadata. A lost lease gives the
+ * attempt back (the handler did not fail); a passed deadline counts as a failed attempt. A job at
+ * its {@code maxRescues}-th rescue is discarded, whatever its attempts. Rows are picked with SKIP
  * LOCKED and re-checked under the lock, so a job its holder finished meanwhile is untouched; a job
- * is never rescued before its lease ran out by the database clock. Leader only, fenced by term.
+ * is never rescued before its lease ran out by the database clock, unless its node is gone. Leader
+ * only, fenced by term.
+ *
+ * <p>Gone nodes: a node that works queues holds a session lock on its heartbeat connection, and a
+ * killed process's sessions end at once. A registered node whose lock this rescuer saw held, and
+ * then free on every pass for {@link GoneNodes#grace()}, is gone: its running jobs claimed before
+ * its lock was first seen free are rescued without waiting for their leases. A node is only judged
+ * after its lock was seen held since the server started and since this rescuer's last failed pass
+ * (a restart ends every session at once, and live nodes take their locks again only when their
+ * heartbeats notice). A partitioned node's sessions linger on the server, so its jobs wait for
+ * their leases.
  *
  * <p>Settings: interval {@code maintenanceInterval} (default 1 s); batch {@value
  * #DEFAULT_BATCH_SIZE} rows per statement, repeated until a short page. Not public API.
  */
 public final class Rescuer implements MaintenanceService {
   private static final Logger log = LoggerFactory.getLogger(Rescuer.class);
+
+  /**
+   * How long a node's session lock, seen held, must then be seen free before the node is gone: 2 s,
+   * several times what a live node needs to take it again on a fresh connection.
+   */
+  public static final Duration GONE_GRACE = Duration.ofSeconds(2);
 
   /** Rows rescued per statement. */
   public static final int DEFAULT_BATCH_SIZE = 1_000;
@@ -31,19 +57,61 @@ public final class Rescuer implements MaintenanceService {
   private final NodeCounters counters;
   private final TimeSource time;
   private final int batchSize;
+  private final GoneNodes goneNodes; // null: leases only
+  private final int maxRescues;
 
-  /** A rescuer. */
+  // Confined to the maintenance thread.
+  private final Set<String> seenHeld = new HashSet<>();
+  private final Map<String, Long> freeSinceNanos = new HashMap<>();
+  private final Map<String, Instant> freeSinceDb = new HashMap<>();
+  private Instant serverStartedAt;
+  private Leadership judgedUnder;
+
+  /**
+   * How gone nodes are found.
+   *
+   * @param store reads the nodes' session locks
+   * @param selfId this node, never judged by itself
+   * @param grace how long a lock seen held must then be seen free before its node is gone
+   */
+  public record GoneNodes(ClusterStore store, String selfId, Duration grace) {}
+
+  /** A rescuer of expired leases only. */
   public Rescuer(
       DataSource dataSource,
       MaintenanceStore store,
       NodeCounters counters,
       TimeSource time,
       int batchSize) {
+    this(
+        dataSource,
+        store,
+        counters,
+        time,
+        batchSize,
+        dev.baton.BatonConfig.DEFAULT_MAX_RESCUES,
+        null);
+  }
+
+  /**
+   * A rescuer of expired leases and, with {@code goneNodes}, of the jobs of gone nodes, which
+   * discards a job at its {@code maxRescues}-th rescue.
+   */
+  public Rescuer(
+      DataSource dataSource,
+      MaintenanceStore store,
+      NodeCounters counters,
+      TimeSource time,
+      int batchSize,
+      int maxRescues,
+      GoneNodes goneNodes) {
+    this.maxRescues = maxRescues;
     this.dataSource = dataSource;
     this.store = store;
     this.counters = counters;
     this.time = time;
     this.batchSize = batchSize;
+    this.goneNodes = goneNodes;
   }
 
   @Override
@@ -51,12 +119,96 @@ public final class Rescuer implements MaintenanceService {
     return "rescuer";
   }
 
-  /** One pass: rescues every expired job, in batches. Returns how many were rescued. */
+  /**
+   * One pass: rescues every job of a gone node and every expired job, in batches. Returns how many
+   * were rescued.
+   */
   @Override
   public int runOnce(Leadership lead) {
+    try {
+      return rescueGone(lead) + rescueExpired(lead);
+    } catch (RuntimeException e) {
+      forgetLocks(); // the database may have restarted meanwhile: judge no node on old sightings
+      throw e;
+    }
+  }
+
+  private int rescueGone(Leadership lead) {
+    if (goneNodes == null) {
+      return 0;
+    }
+    if (!lead.equals(judgedUnder)) {
+      forgetLocks();
+      judgedUnder = lead;
+    }
+    List<ClusterStore.NodeLock> locks = goneNodes.store().nodeLocks(dataSource, goneNodes.selfId());
+    if (locks.isEmpty()) {
+      forgetLocks();
+      return 0;
+    }
+    if (!locks.get(0).serverStartedAt().equals(serverStartedAt)) {
+      forgetLocks();
+      serverStartedAt = locks.get(0).serverStartedAt();
+    }
+    long now = System.nanoTime();
+    Set<String> listed = new HashSet<>();
+    List<String> gone = new ArrayList<>();
+    Instant since = null;
+    for (ClusterStore.NodeLock l : locks) {
+      String id = l.nodeId();
+      listed.add(id);
+      if (l.held()) {
+        seenHeld.add(id);
+        freeSinceNanos.remove(id);
+        freeSinceDb.remove(id);
+      } else if (seenHeld.contains(id)) {
+        long first = freeSinceNanos.computeIfAbsent(id, k -> now);
+        Instant firstDb = freeSinceDb.computeIfAbsent(id, k -> l.checkedAt());
+        if (now - first >= goneNodes.grace().toNanos()) {
+          gone.add(id);
+          since = since == null || firstDb.isBefore(since) ? firstDb : since;
+        }
+      }
+    }
+    seenHeld.retainAll(listed);
+    freeSinceNanos.keySet().retainAll(listed);
+    freeSinceDb.keySet().retainAll(listed);
+    if (gone.isEmpty()) {
+      return 0;
+    }
     int total = 0;
     while (true) {
-      List<MaintenanceStore.Rescued> page = store.rescue(dataSource, lead, time.dbNow(), batchSize);
+      List<MaintenanceStore.Rescued> page =
+          store.rescueGone(dataSource, lead, time.dbNow(), maxRescues, gone, since, batchSize);
+      total += page.size();
+      if (page.size() < batchSize) {
+        break;
+      }
+    }
+    if (total > 0) {
+      counters.rescued.add(total);
+      log.info(
+          "rescued {} jobs of nodes {}: no database session of theirs holds their lock (gone for"
+              + " at least {} ms)",
+          total,
+          gone,
+          goneNodes.grace().toMillis());
+    }
+    return total;
+  }
+
+  private void forgetLocks() {
+    seenHeld.clear();
+    freeSinceNanos.clear();
+    freeSinceDb.clear();
+    serverStartedAt = null;
+  }
+
+  private int rescueExpired(Leadership lead) {
+    int total = 0;
+    while (true) {
+      List<MaintenanceStore.Rescued> page =
+          store.rescue(dataSource, lead, time.dbNow(), maxRescues, batchSize);
       total += page.size();
       if (log.isDebugEnabled()) {
         for (MaintenanceStore.Rescued r : page) {

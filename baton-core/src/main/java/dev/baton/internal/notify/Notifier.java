@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Notifier {
   private static final Logger log = LoggerFactory.getLogger(Notifier.class);
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+  // At most a second between reconnects, so wake-ups resume soon after the database is back.
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
   private final DataSource dataSource;
   private final String insertChannel;
@@ -37,6 +38,7 @@ public final class Notifier {
       new java.util.concurrent.CountDownLatch(1);
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
 
   /** A notifier; call {@link #start()}. Channel names are validated identifiers. */
   public Notifier(
@@ -54,6 +56,15 @@ public final class Notifier {
     this.onReconnect = onReconnect;
     this.thread = new Thread(this::loop, "baton-notifier");
     this.thread.setDaemon(true);
+  }
+
+  /**
+   * Reports connection losses to {@code outage}, shared with the client's other services, so an
+   * outage is logged once; call before {@link #start()}. Returns this.
+   */
+  public Notifier reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
   }
 
   /** Starts listening. */
@@ -92,8 +103,9 @@ public final class Notifier {
         }
         ListenStore.listen(c, insertChannel, controlChannel);
         firstListen.countDown();
+        outage.answered();
         if (!first) {
-          log.info("notifier reconnected; claiming at once in case notifications were missed");
+          log.debug("notifier reconnected; claiming at once in case notifications were missed");
           onReconnect.run();
         }
         first = false;
@@ -114,10 +126,12 @@ public final class Notifier {
           return;
         }
         first = false;
-        log.warn(
-            "LISTEN connection failed; reconnecting in {} ms (polling meanwhile)",
-            backoffMillis,
-            e);
+        if (!outage.failed("the LISTEN connection", e)) {
+          log.warn(
+              "LISTEN connection failed; reconnecting in {} ms (polling meanwhile)",
+              backoffMillis,
+              e);
+        }
         try {
           Thread.sleep(backoffMillis);
         } catch (InterruptedException ie) {

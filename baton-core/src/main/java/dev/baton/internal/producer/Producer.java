@@ -98,6 +98,7 @@ public final class Producer {
   // Enqueues claiming in their insert (see tryReserve) between reserving a slot and starting or
   // handing back their job; stop() waits for them, so none starts after the client stopped.
   private final AtomicInteger reservations = new AtomicInteger();
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private final Condition noReservations = lock.newCondition();
 
   /** A producer for one queue; call {@link #start()}. */
@@ -122,6 +123,15 @@ public final class Producer {
           new Thread(this::loop, "baton-producer-" + settings.queue() + (i == 0 ? "" : "-" + i));
       threads[i].setDaemon(true);
     }
+  }
+
+  /**
+   * Reports connection losses to {@code outage}, shared with the client's other services, so an
+   * outage is logged once; call before {@link #start()}. Returns this.
+   */
+  public Producer reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
   }
 
   /** The queue this producer claims from. */
@@ -343,16 +353,19 @@ public final class Producer {
           return;
         }
         fill();
+        outage.answered();
         backoff = Duration.ZERO;
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
         backoff = settings.retryDelay();
-        log.warn(
-            "cannot claim jobs of queue {}; retrying in {} ms",
-            settings.queue(),
-            backoff.toMillis(),
-            e);
+        if (!outage.failed("claiming jobs of queue " + settings.queue(), e)) {
+          log.warn(
+              "cannot claim jobs of queue {}; retrying in {} ms",
+              settings.queue(),
+              backoff.toMillis(),
+              e);
+        }
       }
     }
   }

@@ -79,7 +79,7 @@ public class BatonProperties {
    */
   private Boolean maintenanceEnabled;
 
-  /** Lease of the leader role; default 10s, range 300ms..10m. */
+  /** Lease of the leader role; default min(10s, 3/4 of the lease), range 300ms..10m. */
   private Duration leaderTtl;
 
   /** Interval of this node's registry heartbeat; default 10s, range 100ms..10m. */

@@ -82,7 +82,8 @@ class BatonStarterTest {
     JsonNode health = r.body().path("components").path("baton");
     assertThat(health.path("status").asText()).as(r.body().toString()).isEqualTo("UP");
     assertThat(health.path("details").path("schema").asText()).isEqualTo(SCHEMA);
-    assertThat(health.path("details").path("schemaVersion").asInt()).isEqualTo(4);
+    assertThat(health.path("details").path("schemaVersion").asInt())
+        .isEqualTo(dev.baton.migrate.Migrator.QUEUE_VERSION);
     assertThat(health.path("details").path("nodeId").asText()).isEqualTo(client.nodeId());
     assertThat(health.path("details").path("leader").asText()).isEqualTo(client.nodeId());
   }
