@@ -209,7 +209,8 @@ public final class Baton implements AutoCloseable {
    * BatonConfig.Builder#claimOnEnqueue(boolean)}).
    *
    * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
-   * @throws InvalidJobException if the args are too large or cannot be serialised
+   * @throws InvalidJobException if the args or metadata are too large or cannot be serialised, or
+   *     their text or the idempotency key is not valid Unicode (an unpaired surrogate) or holds NUL
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
@@ -364,7 +365,8 @@ public final class Baton implements AutoCloseable {
               + e.getOriginalMessage(),
           e);
     }
-    return EnqueueStore.NewJob.prepare(kind, json, options, mapper, config.maxArgsBytes());
+    return EnqueueStore.NewJob.prepare(
+        kind, json, options, mapper, config.maxArgsBytes(), config.maxMetadataBytes());
   }
 
   private void wakeLocal(String queue, String state) {

@@ -1,6 +1,5 @@
 package dev.baton.internal.db;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonException;
 import dev.baton.EnqueueOptions;
@@ -213,30 +212,20 @@ public final class EnqueueStore {
     /**
      * The job to insert for {@code kind} with {@code argsJson} (already JSON) and {@code options}:
      * the one preparation of every enqueue, the client's and the admin's. Checks the size of the
-     * args against {@code maxArgsBytes} (the client's {@code BatonConfig.maxArgsBytes}) and
-     * serialises the metadata with {@code mapper}.
+     * args against {@code maxArgsBytes} (the client's {@code BatonConfig.maxArgsBytes}), serialises
+     * the metadata with {@code mapper}, and checks the job's values ({@link NewJobCheck}).
      *
-     * @throws InvalidJobException if the args are over the limit or the metadata cannot be
-     *     serialised
+     * @throws InvalidJobException if the args are over the limit, the metadata cannot be
+     *     serialised, or a value is not one PostgreSQL stores as given ({@link NewJobCheck})
      */
     public static NewJob prepare(
         String kind,
         String argsJson,
         EnqueueOptions options,
         ObjectMapper mapper,
-        int maxArgsBytes) {
-      String metadata;
-      try {
-        metadata =
-            options.metadata().isEmpty() ? "{}" : mapper.writeValueAsString(options.metadata());
-      } catch (JsonProcessingException e) {
-        throw new InvalidJobException(
-            "cannot enqueue job (kind="
-                + kind
-                + "): metadata cannot be serialised to JSON: "
-                + e.getOriginalMessage(),
-            e);
-      }
+        int maxArgsBytes,
+        int maxMetadataBytes) {
+      String metadata = NewJobCheck.metadataJson(mapper, kind, options.metadata());
       // A UTF-8 character takes at most 3 bytes per UTF-16 unit: shorter text needs no count.
       int bytes =
           argsJson.length() > maxArgsBytes / 3
@@ -252,15 +241,18 @@ public final class EnqueueStore {
                 + maxArgsBytes
                 + " (BatonConfig maxArgsBytes); store large data elsewhere and pass a reference");
       }
-      return new NewJob(
-          options.queue(),
-          kind,
-          argsJson,
-          options.priority(),
-          options.maxAttempts(),
-          options.runAt(),
-          options.idempotencyKey(),
-          metadata);
+      NewJob job =
+          new NewJob(
+              options.queue(),
+              kind,
+              argsJson,
+              options.priority(),
+              options.maxAttempts(),
+              options.runAt(),
+              options.idempotencyKey(),
+              metadata);
+      NewJobCheck.check(job, maxMetadataBytes);
+      return job;
     }
   }
 
