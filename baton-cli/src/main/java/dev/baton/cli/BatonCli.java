@@ -181,10 +181,15 @@ public final class BatonCli implements Callable<Integer> {
     return new com.zaxxer.hikari.HikariDataSource(cfg);
   }
 
-  /** The URL as given (for messages; redact before printing). */
+  /** The URL as given, redacted, for messages. */
   String databaseUrlForMessages() {
-    String url = databaseUrl != null ? databaseUrl : env.get(Database.ENV_URL);
+    String url = databaseUrlGiven();
     return url == null ? null : Database.redact(url);
+  }
+
+  /** The URL as given, unredacted (its passwords are masked in whatever is printed), or null. */
+  String databaseUrlGiven() {
+    return databaseUrl != null ? databaseUrl : env.get(Database.ENV_URL);
   }
 
   /** A client that never starts: it enqueues, reads and cancels, and reads the cluster. */

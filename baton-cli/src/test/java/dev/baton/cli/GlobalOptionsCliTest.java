@@ -92,6 +92,50 @@ class GlobalOptionsCliTest {
   }
 
   @Test
+  void aUserAndPasswordBeforeTheHostAreAUsageErrorSayingHowToPassThemAndNeverPrinted() {
+    for (String url :
+        List.of(
+            "jdbc:postgresql://app:hunter2@db.invalid:5432/app",
+            "jdbc:postgresql://app:hunter2@db.invalid/app?sslmode=disable",
+            "jdbc:postgresql:app:hunter2@db.invalid/app")) {
+      for (boolean verbose : List.of(false, true)) {
+        CliRunner.Result r =
+            verbose
+                ? CliRunner.runRaw(Map.of(), "jobs", "list", "--verbose", "--database-url", url)
+                : CliRunner.runRaw(Map.of("BATON_DATABASE_URL", url), "jobs", "list");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+        assertThat(r.err())
+            .as(url)
+            .contains(
+                "must name the user and password as parameters, not as user info before the host")
+            .contains("?user=baton&password=secret")
+            .contains("app:***@db.invalid")
+            .doesNotContain("hunter2");
+        if (!verbose) {
+          assertThat(r.errLines()).hasSize(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void passwordsAreMaskedInEveryFormTextMayHoldThem() {
+    assertThat(Database.redact("java.net.UnknownHostException: app:hunter2@db.example.com"))
+        .isEqualTo("java.net.UnknownHostException: app:***@db.example.com");
+    assertThat(Database.redact("at jdbc:postgresql://app:hunter2@db/app and app:hunter2@db"))
+        .doesNotContain("hunter2");
+    assertThat(Database.redact("jdbc:postgresql:app:hunter2@db/app")).doesNotContain("hunter2");
+    assertThat(Database.redact("url ...?user=u&password=hunter2&ssl=true, then"))
+        .isEqualTo("url ...?user=u&password=***&ssl=true, then");
+    assertThat(Database.redact("properties {user=u, Password = hunter2; x}"))
+        .doesNotContain("hunter2");
+    // A password quoted in a form no pattern knows is masked by its value.
+    String url = "jdbc:postgresql://db/app?user=u&password=hun%74er2";
+    assertThat(Database.redact("login failed for 'hunter2' and 'hun%74er2'", url))
+        .isEqualTo("login failed for '***' and '***'");
+  }
+
+  @Test
   void aMalformedJdbcUrlIsAUsageError() {
     CliRunner.Result r =
         CliRunner.runRaw(
