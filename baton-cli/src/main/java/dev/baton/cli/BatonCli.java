@@ -177,7 +177,7 @@ public final class BatonCli implements Callable<Integer> {
     // Named, not detected: a first connection cut during HikariCP's detection would leave the
     // pool refusing every connection (see dev.baton.cli.demo.Pod).
     cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-    cfg.addDataSourceProperty("ApplicationName", "baton-cli");
+    cfg.setDataSourceProperties(Database.driverProperties(false));
     return new com.zaxxer.hikari.HikariDataSource(cfg);
   }
 

@@ -40,7 +40,39 @@ final class Database {
 
   private static final Pattern PASSWORD_VALUE = Pattern.compile("(?i)password=([^&]*)");
 
+  /** Seconds to open the TCP connection: 10 (the URL's {@code connectTimeout} overrides it). */
+  static final int CONNECT_TIMEOUT_S = 10;
+
+  /**
+   * Seconds to connect and log in, a server that accepts and never answers included: 10 (the URL's
+   * {@code loginTimeout} overrides it).
+   */
+  static final int LOGIN_TIMEOUT_S = 10;
+
+  /**
+   * Seconds a command waits for any answer of the server once connected: 300 (the URL's {@code
+   * socketTimeout} overrides it; 0 waits for ever, e.g. for a migration of a very large table).
+   */
+  static final int SOCKET_TIMEOUT_S = 300;
+
   private Database() {}
+
+  /**
+   * The driver properties of every connection the command opens: its application name and its
+   * timeouts ({@link #CONNECT_TIMEOUT_S}, {@link #LOGIN_TIMEOUT_S}, and {@link #SOCKET_TIMEOUT_S}
+   * unless {@code socketTimeout} is false: a worker's pool, whose client sets a network timeout on
+   * every connection it borrows). Parameters in the URL take precedence.
+   */
+  static Properties driverProperties(boolean socketTimeout) {
+    Properties p = new Properties();
+    p.setProperty("ApplicationName", "baton-cli");
+    p.setProperty("connectTimeout", String.valueOf(CONNECT_TIMEOUT_S));
+    p.setProperty("loginTimeout", String.valueOf(LOGIN_TIMEOUT_S));
+    if (socketTimeout) {
+      p.setProperty("socketTimeout", String.valueOf(SOCKET_TIMEOUT_S));
+    }
+    return p;
+  }
 
   /**
    * The URL from the option, else from {@link #ENV_URL}.
@@ -192,17 +224,12 @@ final class Database {
       if (url == null) {
         throw new IllegalStateException("this command does not use the database");
       }
-      Properties p = new Properties();
-      p.setProperty("ApplicationName", "baton-cli");
-      // Fail in seconds, not minutes, on a server that does not answer; the URL may override.
-      p.setProperty("connectTimeout", "10");
-      return DriverManager.getConnection(url, p);
+      return DriverManager.getConnection(url, driverProperties(true));
     }
 
     @Override
     public Connection getConnection(String user, String password) throws SQLException {
-      Properties p = new Properties();
-      p.setProperty("ApplicationName", "baton-cli");
+      Properties p = driverProperties(true);
       p.setProperty("user", user);
       p.setProperty("password", password);
       return DriverManager.getConnection(url, p);

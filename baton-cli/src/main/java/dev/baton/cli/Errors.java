@@ -113,6 +113,7 @@ final class Errors {
               + ": "
               + text
               + (cause != null && cause.getMessage() != null ? " (" + cause + ")" : "")
+              + (text.contains("timed out") ? loginTimeoutHint(url) : "")
               + "; check --database-url or "
               + Database.ENV_URL
               + " and that the server is running and reachable");
@@ -148,6 +149,16 @@ final class Errors {
               + " need the schema's owner)");
     }
     return new Described(BatonCli.FAILED, message(ex));
+  }
+
+  /** What the login timeout was, for a connection attempt that ran out of it. */
+  private static String loginTimeoutHint(String url) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("[?&]loginTimeout=(\\d+)").matcher(url == null ? "" : url);
+    String seconds = m.find() ? m.group(1) : String.valueOf(Database.LOGIN_TIMEOUT_S);
+    return " (no answer within the login timeout of "
+        + seconds
+        + " s; for a slower server add loginTimeout=SECONDS to the URL)";
   }
 
   private static String message(Exception ex) {

@@ -1,11 +1,18 @@
 package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.testing.TestDatabase;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class GlobalOptionsCliTest {
@@ -169,6 +176,47 @@ class GlobalOptionsCliTest {
         .contains("BATON_DATABASE_URL")
         .doesNotContain("hunter2")
         .doesNotContain("\tat ");
+  }
+
+  @Test
+  void aServerThatAcceptsAndNeverAnswersFailsWithinTheLoginTimeout() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<Socket> accepted = new CopyOnWriteArrayList<>();
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    accepted.add(silent.accept()); // held open, never read nor answered
+                  }
+                } catch (IOException e) {
+                  // closed at the end of the test
+                }
+              },
+              "silent-server");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      String url = "jdbc:postgresql://127.0.0.1:" + silent.getLocalPort() + "/app?user=u";
+      CompletableFuture<CliRunner.Result> run =
+          CompletableFuture.supplyAsync(
+              () -> CliRunner.runRaw(Map.of(), "jobs", "list", "--database-url", url));
+      try {
+        // The documented login timeout is 10 s; the bound leaves room for a loaded machine.
+        await().atMost(Duration.ofSeconds(Database.LOGIN_TIMEOUT_S + 20)).until(run::isDone);
+        CliRunner.Result r = run.get();
+        assertThat(r.exitCode()).isEqualTo(BatonCli.FAILED);
+        assertThat(r.errLines()).hasSize(1);
+        assertThat(r.err())
+            .startsWith("baton: cannot connect to PostgreSQL at " + url)
+            .contains("no answer within the login timeout of 10 s")
+            .contains("loginTimeout=");
+        assertThat(accepted).isNotEmpty();
+      } finally {
+        for (Socket s : accepted) {
+          s.close();
+        }
+      }
+    }
   }
 
   @Test
