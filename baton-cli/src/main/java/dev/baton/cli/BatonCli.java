@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.admin.JobAdmin;
+import dev.baton.migrate.Migrator;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -96,6 +97,7 @@ public final class BatonCli implements Callable<Integer> {
 
   private final Map<String, String> env;
   private DataSource dataSource;
+  private boolean schemaChecked;
 
   BatonCli(Map<String, String> env) {
     this.env = Objects.requireNonNull(env, "env");
@@ -194,6 +196,7 @@ public final class BatonCli implements Callable<Integer> {
 
   /** A client that never starts: it enqueues, reads and cancels, and reads the cluster. */
   Baton baton() {
+    requireLatestSchema();
     return Baton.builder(dataSource())
         .config(
             BatonConfig.builder()
@@ -206,7 +209,20 @@ public final class BatonCli implements Callable<Integer> {
 
   /** The job admin of the schema. */
   JobAdmin admin() {
+    requireLatestSchema();
     return new JobAdmin(dataSource(), schema);
+  }
+
+  /**
+   * Checks, once per command, that the schema is at the version this command knows before it reads
+   * or writes jobs: an older one lacks columns a statement names, a newer one may mean something
+   * else by them.
+   */
+  private void requireLatestSchema() {
+    if (!schemaChecked) {
+      new Migrator(dataSource(), schema).requireLatest();
+      schemaChecked = true;
+    }
   }
 
   /** Whether --json was given. */

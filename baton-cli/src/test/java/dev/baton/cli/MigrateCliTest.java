@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.migrate.Migrator;
 import dev.baton.testing.TestDatabase;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -63,5 +64,59 @@ class MigrateCliTest {
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.out()).contains("CREATE TABLE \"jobs_x\".job").contains("-- version 2");
     assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void aSchemaNewerThanThisBatonIsRefusedNamingBothVersionsAndLeftAlone() {
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    int newer = dev.baton.migrate.Migrator.QUEUE_VERSION + 1;
+    cli.db.execute(
+        "INSERT INTO "
+            + cli.schema
+            + ".migration (line, version, name) VALUES ('queue', "
+            + newer
+            + ", 'x')");
+    String expected =
+        "is at version "
+            + newer
+            + ", newer than this library knows (version "
+            + dev.baton.migrate.Migrator.QUEUE_VERSION
+            + ")";
+    for (List<String> command :
+        List.of(
+            List.of("migrate", "up"),
+            List.of("migrate", "down"),
+            List.of("migrate", "down", "--yes"),
+            List.of("enqueue", "--kind", "k", "--args", "{}"),
+            List.of("jobs", "list"),
+            List.of("queues", "list"))) {
+      CliRunner.Result r = cli.run(command.toArray(new String[0]));
+      assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(r.errLines()).as("%s", command).hasSize(1);
+      assertThat(r.err()).as("%s", command).contains(expected);
+      assertThat(r.out()).as("%s", command).isEmpty();
+    }
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration"))
+        .isEqualTo(newer);
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
+  }
+
+  @Test
+  void enqueueAndListOnAnOlderSchemaSayWhichVersionTheyFoundAndNeed() {
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    assertThat(cli.run("migrate", "down", "--yes").exitCode()).isZero();
+    for (List<String> command :
+        List.of(List.of("enqueue", "--kind", "k", "--args", "{}"), List.of("jobs", "list"))) {
+      CliRunner.Result r = cli.run(command.toArray(new String[0]));
+      assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(r.errLines()).hasSize(1);
+      assertThat(r.err())
+          .contains(
+              "it is at version "
+                  + (dev.baton.migrate.Migrator.QUEUE_VERSION - 1)
+                  + ", this library needs "
+                  + dev.baton.migrate.Migrator.QUEUE_VERSION)
+          .contains("baton migrate up");
+    }
   }
 }
