@@ -1,5 +1,6 @@
 package dev.baton.internal.producer;
 
+import dev.baton.internal.RepeatingFailure;
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
@@ -98,6 +99,8 @@ public final class Producer {
   // Enqueues claiming in their insert (see tryReserve) between reserving a slot and starting or
   // handing back their job; stop() waits for them, so none starts after the client stopped.
   private final AtomicInteger reservations = new AtomicInteger();
+  // Both claim streams fail alike when the claim does: one log of it, not one per stream.
+  private final RepeatingFailure claimFailures;
   private final Condition noReservations = lock.newCondition();
 
   /** A producer for one queue; call {@link #start()}. */
@@ -116,6 +119,8 @@ public final class Producer {
     this.held = held;
     this.counters = counters;
     this.settings = settings;
+    this.claimFailures =
+        new RepeatingFailure(log, "cannot claim jobs of queue " + settings.queue());
     this.threads = new Thread[CLAIM_STREAMS];
     for (int i = 0; i < threads.length; i++) {
       threads[i] =
@@ -348,11 +353,7 @@ public final class Producer {
         return;
       } catch (RuntimeException e) {
         backoff = settings.retryDelay();
-        log.warn(
-            "cannot claim jobs of queue {}; retrying in {} ms",
-            settings.queue(),
-            backoff.toMillis(),
-            e);
+        claimFailures.failed(e, backoff);
       }
     }
   }
@@ -421,6 +422,7 @@ public final class Producer {
       completer.settle(done, r.completed());
       claimed = r.claimed();
     }
+    claimFailures.succeeded();
     for (ClaimedJob job : claimed) {
       RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
       RunningJob older = held.add(rj);
