@@ -142,11 +142,15 @@ final class Errors {
               + "); run 'baton migrate up' first, or pass the schema that has them with --schema");
     }
     if (state.equals("42501")) {
+      // Only a migration needs the schema's owner; a client's work needs the grants listed.
+      boolean migrating = message(ex).startsWith("cannot migrate");
       return new Described(
           BatonCli.FAILED,
           message(ex)
-              + "; the role in the URL lacks a privilege (see README, Least privilege; migrations"
-              + " need the schema's owner)");
+              + (migrating
+                  ? "; migrations need the schema's owner (or a role that may run DDL in it): pass"
+                      + " that role in the URL"
+                  : "; the role in the URL lacks a privilege (see README, Least privilege)"));
     }
     return new Described(BatonCli.FAILED, message(ex));
   }

@@ -119,4 +119,54 @@ class MigrateCliTest {
           .contains("baton migrate up");
     }
   }
+
+  @Test
+  void onlyAMigrationsPermissionErrorSaysMigrationsNeedTheOwner() {
+    dev.baton.testing.TestDatabase db = dev.baton.testing.TestDatabase.get();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        db.queryLong(
+                "SELECT (rolsuper OR rolcreaterole)::int FROM pg_roles WHERE rolname = current_user")
+            == 1,
+        "the test database user may not create roles");
+    CliRunner owner = CliRunner.onNewMigratedSchema();
+    String role = "baton_hint_" + ProcessHandle.current().pid();
+    String password = "pw-" + java.util.UUID.randomUUID();
+    db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
+    try {
+      // Enough to read the schema's version, not to enqueue nor to migrate.
+      db.execute("GRANT USAGE ON SCHEMA " + owner.schema + " TO " + role);
+      db.execute("GRANT SELECT ON " + owner.schema + ".migration TO " + role);
+      String url = db.jdbcUrlAs(role, password);
+      CliRunner.Result enqueue =
+          CliRunner.runRaw(
+              java.util.Map.of(),
+              "enqueue",
+              "--kind",
+              "k",
+              "--args",
+              "{}",
+              "--database-url",
+              url,
+              "--schema",
+              owner.schema);
+      assertThat(enqueue.exitCode()).as(enqueue.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(enqueue.err())
+          .contains("permission denied")
+          .contains("the role in the URL lacks a privilege (see README, Least privilege)")
+          .doesNotContain("migrations need");
+      String fresh = db.newSchemaName();
+      db.execute("CREATE SCHEMA " + fresh);
+      db.execute("GRANT USAGE ON SCHEMA " + fresh + " TO " + role);
+      CliRunner.Result migrate =
+          CliRunner.runRaw(
+              java.util.Map.of(), "migrate", "up", "--database-url", url, "--schema", fresh);
+      assertThat(migrate.exitCode()).as(migrate.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(migrate.err())
+          .contains("permission denied")
+          .contains("migrations need the schema's owner");
+    } finally {
+      db.execute("DROP OWNED BY " + role);
+      db.execute("DROP ROLE " + role);
+    }
+  }
 }
