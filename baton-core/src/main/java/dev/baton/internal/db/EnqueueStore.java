@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonException;
 import dev.baton.EnqueueOptions;
 import dev.baton.InvalidJobException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -226,21 +225,7 @@ public final class EnqueueStore {
         int maxArgsBytes,
         int maxMetadataBytes) {
       String metadata = NewJobCheck.metadataJson(mapper, kind, options.metadata());
-      // A UTF-8 character takes at most 3 bytes per UTF-16 unit: shorter text needs no count.
-      int bytes =
-          argsJson.length() > maxArgsBytes / 3
-              ? argsJson.getBytes(StandardCharsets.UTF_8).length
-              : argsJson.length();
-      if (bytes > maxArgsBytes) {
-        throw new InvalidJobException(
-            "cannot enqueue job (kind="
-                + kind
-                + "): args are "
-                + bytes
-                + " bytes of JSON, over the limit of "
-                + maxArgsBytes
-                + " (BatonConfig maxArgsBytes); store large data elsewhere and pass a reference");
-      }
+      NewJobCheck.size(kind, "args are", argsJson, maxArgsBytes, "maxArgsBytes");
       NewJob job =
           new NewJob(
               options.queue(),

@@ -71,19 +71,28 @@ public final class NewJobCheck {
     text(job.kind(), "args", job.args(), true);
     text(job.kind(), "idempotencyKey", job.idempotencyKey(), false);
     text(job.kind(), "metadata", job.metadata(), true);
-    String metadata = job.metadata();
+    size(job.kind(), "metadata is", job.metadata(), maxMetadataBytes, "maxMetadataBytes");
+  }
+
+  /**
+   * Checks that {@code json} ({@code what}: "args are") is at most {@code maxBytes} of UTF-8, the
+   * limit of the BatonConfig {@code setting}.
+   */
+  static void size(String kind, String what, String json, int maxBytes, String setting) {
+    // A UTF-8 character takes at most 3 bytes per UTF-16 unit: shorter text needs no count.
     int bytes =
-        metadata.length() > maxMetadataBytes / 3
-            ? metadata.getBytes(StandardCharsets.UTF_8).length
-            : metadata.length();
-    if (bytes > maxMetadataBytes) {
+        json.length() > maxBytes / 3 ? json.getBytes(StandardCharsets.UTF_8).length : json.length();
+    if (bytes > maxBytes) {
       throw new InvalidJobException(
-          prefix(job.kind())
-              + "metadata is "
+          prefix(kind)
+              + what
+              + " "
               + bytes
               + " bytes of JSON, over the limit of "
-              + maxMetadataBytes
-              + " (BatonConfig maxMetadataBytes); store large data elsewhere and pass a reference");
+              + maxBytes
+              + " (BatonConfig "
+              + setting
+              + "); store large data elsewhere and pass a reference");
     }
   }
 
