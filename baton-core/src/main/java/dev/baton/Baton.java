@@ -23,7 +23,6 @@ import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
-import dev.baton.internal.db.MigrationStore;
 import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.executor.Drainer;
@@ -214,7 +213,8 @@ public final class Baton implements AutoCloseable {
    * BatonConfig.Builder#claimOnEnqueue(boolean)}).
    *
    * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
-   * @throws InvalidJobException if the args are too large or cannot be serialised
+   * @throws InvalidJobException if the args or metadata are too large or cannot be serialised, or
+   *     their text or the idempotency key is not valid Unicode (an unpaired surrogate) or holds NUL
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
@@ -369,7 +369,8 @@ public final class Baton implements AutoCloseable {
               + e.getOriginalMessage(),
           e);
     }
-    return EnqueueStore.NewJob.prepare(kind, json, options, mapper, config.maxArgsBytes());
+    return EnqueueStore.NewJob.prepare(
+        kind, json, options, mapper, config.maxArgsBytes(), config.maxMetadataBytes());
   }
 
   private void wakeLocal(String queue, String state) {
@@ -570,6 +571,7 @@ public final class Baton implements AutoCloseable {
    * nothing but the check. Returns when running; a second call does nothing.
    *
    * @throws SchemaNotMigratedException if the tables are missing or too old
+   * @throws SchemaTooNewException if the tables are at a version newer than this library knows
    * @throws IllegalStateException if the client was stopped
    */
   public void start() {
@@ -611,23 +613,7 @@ public final class Baton implements AutoCloseable {
   }
 
   private void checkSchema() {
-    int version;
-    try {
-      version =
-          Db.inTransaction(
-              dataSource, "cannot check schema", new MigrationStore(schema)::schemaVersion);
-    } catch (BatonException e) {
-      if (e.getCause() instanceof SQLException sql && "42P01".equals(sql.getSQLState())) {
-        throw new SchemaNotMigratedException(
-            schema.name(), "the table " + schema.name() + ".migration does not exist");
-      }
-      throw e;
-    }
-    if (version < Migrator.QUEUE_VERSION) {
-      throw new SchemaNotMigratedException(
-          schema.name(),
-          "it is at version " + version + ", this library needs " + Migrator.QUEUE_VERSION);
-    }
+    new Migrator(dataSource, schema.name()).requireLatest();
   }
 
   private void startWorking() {

@@ -74,6 +74,9 @@ public final class BatonConfig {
   /** Largest args accepted, as serialised JSON: 1 MiB. */
   public static final int DEFAULT_MAX_ARGS_BYTES = 1 << 20;
 
+  /** Largest metadata accepted, as serialised JSON: 64 KiB. */
+  public static final int DEFAULT_MAX_METADATA_BYTES = 64 << 10;
+
   /** Most finishes written in one statement: 2,000. */
   public static final int DEFAULT_COMPLETER_BATCH_SIZE = 2_000;
 
@@ -112,6 +115,7 @@ public final class BatonConfig {
   private final boolean archiveFinished;
   private final Duration stopTimeout;
   private final int maxArgsBytes;
+  private final int maxMetadataBytes;
   private final boolean allowUnknownKinds;
   private final Set<String> knownKinds;
   private final RetryPolicy retryPolicy;
@@ -146,6 +150,7 @@ public final class BatonConfig {
     this.archiveFinished = b.archiveFinished;
     this.stopTimeout = b.stopTimeout;
     this.maxArgsBytes = b.maxArgsBytes;
+    this.maxMetadataBytes = b.maxMetadataBytes;
     this.allowUnknownKinds = b.allowUnknownKinds;
     this.knownKinds = Collections.unmodifiableSet(new LinkedHashSet<>(b.knownKinds));
     this.retryPolicy = b.retryPolicy;
@@ -289,6 +294,11 @@ public final class BatonConfig {
     return maxArgsBytes;
   }
 
+  /** The largest metadata accepted at enqueue, in bytes of serialised JSON. */
+  public int maxMetadataBytes() {
+    return maxMetadataBytes;
+  }
+
   /** Whether a job of a kind without a handler on this client may be enqueued. */
   public boolean allowUnknownKinds() {
     return allowUnknownKinds;
@@ -375,6 +385,7 @@ public final class BatonConfig {
     private boolean archiveFinished;
     private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
     private int maxArgsBytes = DEFAULT_MAX_ARGS_BYTES;
+    private int maxMetadataBytes = DEFAULT_MAX_METADATA_BYTES;
     private boolean allowUnknownKinds;
     private final Set<String> knownKinds = new LinkedHashSet<>();
     private RetryPolicy retryPolicy = RetryPolicy.exponential();
@@ -617,6 +628,19 @@ public final class BatonConfig {
         throw new InvalidConfigException("maxArgsBytes", "1..67108864 (64 MiB)", bytes);
       }
       this.maxArgsBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Largest metadata accepted at enqueue in bytes of JSON; default 64 KiB, range 2 (the empty
+     * object) to 16 MiB. Metadata is read with every job and copied by every retry, so it is for
+     * small facts (a trace id, who enqueued); large data belongs in args or elsewhere.
+     */
+    public Builder maxMetadataBytes(int bytes) {
+      if (bytes < 2 || bytes > 16 << 20) {
+        throw new InvalidConfigException("maxMetadataBytes", "2..16777216 (16 MiB)", bytes);
+      }
+      this.maxMetadataBytes = bytes;
       return this;
     }
 

@@ -21,6 +21,16 @@ public final class EnqueueOptions {
   /** Max attempts used when none is set: 20. Range 1..1000. */
   public static final int DEFAULT_MAX_ATTEMPTS = 20;
 
+  /** Earliest run-at time accepted: PostgreSQL's earliest time, 4714-11-24 BC, midnight UTC. */
+  public static final Instant MIN_RUN_AT = Instant.parse("-4713-11-24T00:00:00Z");
+
+  /**
+   * Latest run-at time accepted: the end of the year 294246, UTC. PostgreSQL stores times up to the
+   * year 294276; a job's times are read as microseconds since 1970 in a 64-bit integer, which ends
+   * in January 294247.
+   */
+  public static final Instant MAX_RUN_AT = Instant.parse("+294246-12-31T23:59:59.999999Z");
+
   /** Longest idempotency key accepted: 255 characters. */
   public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
@@ -143,8 +153,22 @@ public final class EnqueueOptions {
       return this;
     }
 
-    /** When the job may first run; null or a past time means now. */
+    /**
+     * When the job may first run; null or a past time means now.
+     *
+     * @throws InvalidJobException before {@link #MIN_RUN_AT} or after {@link #MAX_RUN_AT}, times
+     *     PostgreSQL cannot store
+     */
     public Builder runAt(Instant runAt) {
+      if (runAt != null && (runAt.isBefore(MIN_RUN_AT) || runAt.isAfter(MAX_RUN_AT))) {
+        throw new InvalidJobException(
+            "invalid enqueue option: runAt must be between "
+                + MIN_RUN_AT
+                + " and "
+                + MAX_RUN_AT
+                + " (the times PostgreSQL stores), got "
+                + runAt);
+      }
       this.runAt = runAt;
       return this;
     }

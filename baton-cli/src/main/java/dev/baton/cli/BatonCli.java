@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.admin.JobAdmin;
+import dev.baton.migrate.Migrator;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -96,6 +97,7 @@ public final class BatonCli implements Callable<Integer> {
 
   private final Map<String, String> env;
   private DataSource dataSource;
+  private boolean schemaChecked;
 
   BatonCli(Map<String, String> env) {
     this.env = Objects.requireNonNull(env, "env");
@@ -177,18 +179,25 @@ public final class BatonCli implements Callable<Integer> {
     // Named, not detected: a first connection cut during HikariCP's detection would leave the
     // pool refusing every connection (see dev.baton.cli.demo.Pod).
     cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    cfg.setDataSourceProperties(Database.driverProperties(false));
     cfg.addDataSourceProperty("ApplicationName", "baton-cli");
     return new com.zaxxer.hikari.HikariDataSource(Pools.forBaton(cfg));
   }
 
-  /** The URL as given (for messages; redact before printing). */
+  /** The URL as given, redacted, for messages. */
   String databaseUrlForMessages() {
-    String url = databaseUrl != null ? databaseUrl : env.get(Database.ENV_URL);
+    String url = databaseUrlGiven();
     return url == null ? null : Database.redact(url);
+  }
+
+  /** The URL as given, unredacted (its passwords are masked in whatever is printed), or null. */
+  String databaseUrlGiven() {
+    return databaseUrl != null ? databaseUrl : env.get(Database.ENV_URL);
   }
 
   /** A client that never starts: it enqueues, reads and cancels, and reads the cluster. */
   Baton baton() {
+    requireLatestSchema();
     return Baton.builder(dataSource())
         .config(
             BatonConfig.builder()
@@ -201,7 +210,20 @@ public final class BatonCli implements Callable<Integer> {
 
   /** The job admin of the schema. */
   JobAdmin admin() {
+    requireLatestSchema();
     return new JobAdmin(dataSource(), schema);
+  }
+
+  /**
+   * Checks, once per command, that the schema is at the version this command knows before it reads
+   * or writes jobs: an older one lacks columns a statement names, a newer one may mean something
+   * else by them.
+   */
+  private void requireLatestSchema() {
+    if (!schemaChecked) {
+      new Migrator(dataSource(), schema).requireLatest();
+      schemaChecked = true;
+    }
   }
 
   /** Whether --json was given. */

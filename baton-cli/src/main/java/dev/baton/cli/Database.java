@@ -2,13 +2,19 @@ package dev.baton.cli;
 
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -24,7 +30,49 @@ final class Database {
   static final String EXAMPLE_URL =
       "jdbc:postgresql://localhost:5432/app?user=baton&password=secret";
 
+  private static final Pattern PASSWORD_PARAMETER =
+      Pattern.compile("(?i)(password\\s*=\\s*)[^&\\s'\";,)\\]}]+");
+
+  // user:password@ where a word starts (not jdbc:postgresql: itself); the password may hold ':'.
+  private static final Pattern USER_INFO =
+      Pattern.compile(
+          "(?:^|(?<=[\\s/'\"(=,;:]))(?!jdbc:|postgres(?:ql)?:)([^\\s/@:'\"]*):([^\\s/@'\"]*)@");
+
+  private static final Pattern PASSWORD_VALUE = Pattern.compile("(?i)password=([^&]*)");
+
+  /** Seconds to open the TCP connection: 10 (the URL's {@code connectTimeout} overrides it). */
+  static final int CONNECT_TIMEOUT_S = 10;
+
+  /**
+   * Seconds to connect and log in, a server that accepts and never answers included: 10 (the URL's
+   * {@code loginTimeout} overrides it).
+   */
+  static final int LOGIN_TIMEOUT_S = 10;
+
+  /**
+   * Seconds a command waits for any answer of the server once connected: 300 (the URL's {@code
+   * socketTimeout} overrides it; 0 waits for ever, e.g. for a migration of a very large table).
+   */
+  static final int SOCKET_TIMEOUT_S = 300;
+
   private Database() {}
+
+  /**
+   * The driver properties of every connection the command opens: its application name and its
+   * timeouts ({@link #CONNECT_TIMEOUT_S}, {@link #LOGIN_TIMEOUT_S}, and {@link #SOCKET_TIMEOUT_S}
+   * unless {@code socketTimeout} is false: a worker's pool, whose client sets a network timeout on
+   * every connection it borrows). Parameters in the URL take precedence.
+   */
+  static Properties driverProperties(boolean socketTimeout) {
+    Properties p = new Properties();
+    p.setProperty("ApplicationName", "baton-cli");
+    p.setProperty("connectTimeout", String.valueOf(CONNECT_TIMEOUT_S));
+    p.setProperty("loginTimeout", String.valueOf(LOGIN_TIMEOUT_S));
+    if (socketTimeout) {
+      p.setProperty("socketTimeout", String.valueOf(SOCKET_TIMEOUT_S));
+    }
+    return p;
+  }
 
   /**
    * The URL from the option, else from {@link #ENV_URL}.
@@ -62,6 +110,17 @@ final class Database {
               + hint
               + EXAMPLE_URL);
     }
+    int query = url.indexOf('?');
+    if (url.substring(0, query < 0 ? url.length() : query).contains("@")) {
+      // The driver has no user info: it would look up "user:password@host" as a host name.
+      throw new UsageException(
+          source
+              + " must name the user and password as parameters, not as user info before the"
+              + " host, got '"
+              + redact(url)
+              + "'; e.g. "
+              + EXAMPLE_URL);
+    }
     if (org.postgresql.Driver.parseURL(url, new Properties()) == null) {
       throw new UsageException(
           source
@@ -73,10 +132,59 @@ final class Database {
     return url;
   }
 
-  /** {@code url} with its password (a parameter or user info) replaced by {@code ***}. */
-  static String redact(String url) {
-    String r = url.replaceAll("(?i)([?&]password=)[^&\\s'\"]*", "$1***");
-    return r.replaceAll("(//[^/@:\\s]*:)[^@/\\s]*@", "$1***@");
+  /**
+   * {@code text} (a URL, a message, a stack trace) with passwords replaced by {@code ***}: the
+   * value of every {@code password=} parameter and the part after the colon of every {@code
+   * user:password@}, with or without {@code //} before it.
+   */
+  static String redact(String text) {
+    if (text == null) {
+      return null;
+    }
+    // The example of how to pass them is shown as it is.
+    StringBuilder out = new StringBuilder();
+    String[] parts = text.split(Pattern.quote(EXAMPLE_URL), -1);
+    for (int i = 0; i < parts.length; i++) {
+      String r = PASSWORD_PARAMETER.matcher(parts[i]).replaceAll("$1***");
+      out.append(i > 0 ? EXAMPLE_URL : "").append(USER_INFO.matcher(r).replaceAll("$1:***@"));
+    }
+    return out.toString();
+  }
+
+  /**
+   * {@code text} redacted ({@link #redact(String)}), and every occurrence of a password that {@code
+   * url} holds replaced too, whatever surrounds it (a driver may quote it in any form).
+   */
+  static String redact(String text, String url) {
+    String r = redact(text);
+    if (r == null || url == null) {
+      return r;
+    }
+    for (String secret : passwords(url)) {
+      // A very short password would mask ordinary words; the patterns cover its usual places.
+      if (secret.length() >= 3) {
+        r = r.replace(secret, "***");
+      }
+    }
+    return r;
+  }
+
+  private static List<String> passwords(String url) {
+    List<String> out = new ArrayList<>();
+    Matcher m = PASSWORD_VALUE.matcher(url);
+    while (m.find()) {
+      out.add(m.group(1));
+      try {
+        out.add(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
+      } catch (IllegalArgumentException e) {
+        // not %-encoded; the raw value is masked
+      }
+    }
+    Matcher u = USER_INFO.matcher(url);
+    while (u.find()) {
+      out.add(u.group(2));
+    }
+    return out;
   }
 
   /** The id recorded as who paused a queue or retried a job: {@code cli:<user>@<host>}. */
@@ -116,17 +224,12 @@ final class Database {
       if (url == null) {
         throw new IllegalStateException("this command does not use the database");
       }
-      Properties p = new Properties();
-      p.setProperty("ApplicationName", "baton-cli");
-      // Fail in seconds, not minutes, on a server that does not answer; the URL may override.
-      p.setProperty("connectTimeout", "10");
-      return DriverManager.getConnection(url, p);
+      return DriverManager.getConnection(url, driverProperties(true));
     }
 
     @Override
     public Connection getConnection(String user, String password) throws SQLException {
-      Properties p = new Properties();
-      p.setProperty("ApplicationName", "baton-cli");
+      Properties p = driverProperties(true);
       p.setProperty("user", user);
       p.setProperty("password", password);
       return DriverManager.getConnection(url, p);

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.EnqueueOptions;
 import dev.baton.EnqueueResult;
@@ -30,8 +32,14 @@ import picocli.CommandLine.Option;
       "Example: baton enqueue --kind send_email --args '{\"orderId\": 42}' --queue mail"
     })
 final class EnqueueCommand extends BaseCommand implements Callable<Integer> {
+  // Numbers are kept as written: a decimal as a BigDecimal (a double would round
+  // 9007199254740993.5 and make 1e400 Infinity), trailing zeros included.
   private static final ObjectMapper STRICT =
-      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+      JsonMapper.builder()
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+          .build();
 
   @Option(
       names = "--kind",
@@ -96,7 +104,7 @@ final class EnqueueCommand extends BaseCommand implements Callable<Integer> {
     option("--priority", () -> b.priority(priority));
     option("--max-attempts", () -> b.maxAttempts(maxAttempts));
     option("--idempotency-key", () -> b.idempotencyKey(idempotencyKey));
-    b.runAt(runAt);
+    option("--run-at", () -> b.runAt(runAt));
     EnqueueResult result = root().admin().enqueue(kind, json, b.build());
     Job job = result.job();
     if (json()) {

@@ -5,6 +5,7 @@ import dev.baton.InvalidConfigException;
 import dev.baton.InvalidJobException;
 import dev.baton.SchemaNotMigratedException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.sql.SQLException;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
@@ -26,16 +27,8 @@ final class Errors {
   int onParameterException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println(
-        "baton: "
-            + Database.redact(ex.getMessage())
-            + " (see '"
-            + cmd.getCommandSpec().qualifiedName()
-            + " --help')");
-    if (root.verbose()) {
-      ex.printStackTrace(err);
-    }
-    err.flush();
+    print(
+        err, ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')", ex);
     return BatonCli.USAGE;
   }
 
@@ -44,8 +37,8 @@ final class Errors {
     PrintWriter err = cmd.getErr();
     int code = BatonCli.FAILED;
     String message;
-    // Messages built here name the URL redacted already; only text from elsewhere (the driver,
-    // the library) may carry a password and is masked.
+    // Whatever is printed is masked by print(): text from the driver or the library may carry a
+    // password.
     if (ex instanceof UsageException) {
       code = BatonCli.USAGE;
       message = ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')";
@@ -64,7 +57,7 @@ final class Errors {
         code = d.code();
         message = d.message();
       } else if (ex instanceof BatonException) {
-        message = Database.redact(ex.getMessage());
+        message = ex.getMessage();
       } else {
         message =
             "unexpected error: "
@@ -72,13 +65,24 @@ final class Errors {
                 + (root.verbose() ? "" : " (run with --verbose for the stack trace)");
       }
     }
-    // One line, whatever the message held.
-    err.println("baton: " + message.replaceAll("\\s*\\R\\s*", " "));
+    print(err, message, ex);
+    return code;
+  }
+
+  /**
+   * Prints {@code message} as one line, and with --verbose the stack trace of {@code ex}, both with
+   * every password masked: a driver's or the JDK's text (an UnknownHostException naming
+   * "user:secret@host") may quote the URL in any form.
+   */
+  private void print(PrintWriter err, String message, Exception ex) {
+    String url = root.databaseUrlGiven();
+    err.println("baton: " + Database.redact(message.replaceAll("\\s*\\R\\s*", " "), url));
     if (root.verbose()) {
-      ex.printStackTrace(err);
+      StringWriter trace = new StringWriter();
+      ex.printStackTrace(new PrintWriter(trace));
+      err.print(Database.redact(trace.toString(), url));
     }
     err.flush();
-    return code;
   }
 
   private record Described(int code, String message) {}
@@ -88,11 +92,10 @@ final class Errors {
     String url = root.databaseUrlForMessages();
     // The server's first line says what went wrong; the rest (Position:, Where:) is noise here.
     String text =
-        Database.redact(
-            (sql.getMessage() == null ? sql.toString() : sql.getMessage())
-                .lines()
-                .findFirst()
-                .orElse(""));
+        (sql.getMessage() == null ? sql.toString() : sql.getMessage())
+            .lines()
+            .findFirst()
+            .orElse("");
     if (text.startsWith("No suitable driver")) {
       return new Described(
           BatonCli.USAGE,
@@ -109,9 +112,8 @@ final class Errors {
               + url
               + ": "
               + text
-              + (cause != null && cause.getMessage() != null
-                  ? " (" + Database.redact(cause.toString()) + ")"
-                  : "")
+              + (cause != null && cause.getMessage() != null ? " (" + cause + ")" : "")
+              + (text.contains("timed out") ? loginTimeoutHint(url) : "")
               + "; check --database-url or "
               + Database.ENV_URL
               + " and that the server is running and reachable");
@@ -140,13 +142,27 @@ final class Errors {
               + "); run 'baton migrate up' first, or pass the schema that has them with --schema");
     }
     if (state.equals("42501")) {
+      // Only a migration needs the schema's owner; a client's work needs the grants listed.
+      boolean migrating = message(ex).startsWith("cannot migrate");
       return new Described(
           BatonCli.FAILED,
-          Database.redact(message(ex))
-              + "; the role in the URL lacks a privilege (see README, Least privilege; migrations"
-              + " need the schema's owner)");
+          message(ex)
+              + (migrating
+                  ? "; migrations need the schema's owner (or a role that may run DDL in it): pass"
+                      + " that role in the URL"
+                  : "; the role in the URL lacks a privilege (see README, Least privilege)"));
     }
-    return new Described(BatonCli.FAILED, Database.redact(message(ex)));
+    return new Described(BatonCli.FAILED, message(ex));
+  }
+
+  /** What the login timeout was, for a connection attempt that ran out of it. */
+  private static String loginTimeoutHint(String url) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("[?&]loginTimeout=(\\d+)").matcher(url == null ? "" : url);
+    String seconds = m.find() ? m.group(1) : String.valueOf(Database.LOGIN_TIMEOUT_S);
+    return " (no answer within the login timeout of "
+        + seconds
+        + " s; for a slower server add loginTimeout=SECONDS to the URL)";
   }
 
   private static String message(Exception ex) {

@@ -128,7 +128,7 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Job job = root().baton().job(id).orElseThrow(() -> notFound(this, id));
+      Job job = root().admin().get(id).orElseThrow(() -> notFound(this, id));
       if (json()) {
         Output.printJson(out(), Output.job(job));
         return BatonCli.OK;

@@ -12,20 +12,32 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A Prometheus scrape endpoint for one client: binds its {@link BatonMetrics} to a new {@link
  * PrometheusMeterRegistry} and serves {@code GET /metrics} in the Prometheus text format (0.0.4)
  * with the JDK's HTTP server. Used by {@code baton worker --metrics-port} and {@code baton demo}.
  *
- * <p>Requests are served one at a time on a daemon thread, {@code baton-metrics-http}; the server's
- * dispatcher is a daemon too, so a forgotten endpoint never keeps the JVM alive. {@link #close()}
- * stops both and closes the binder (its meters and refresh thread), leaving no thread behind. Any
- * other path answers 404, any other method 405. Public for {@code baton demo}'s pods, in {@code
- * dev.baton.cli.demo}; not an API outside this module.
+ * <p>Requests are served concurrently by {@value #THREADS} daemon threads, {@code
+ * baton-metrics-http}, and each exchange (reading the request, scraping, writing the answer) has
+ * {@link #EXCHANGE_TIMEOUT} of its thread: past that its thread is interrupted, which closes the
+ * connection (the JDK's server reads and writes through interruptible channels). So a client that
+ * sends its request slowly, or never finishes it, holds one thread for at most that long and never
+ * delays the others. The JDK server's own limits ({@code sun.net.httpserver.maxReqTime}) are system
+ * properties read once per JVM, so they are not relied on. The server's dispatcher and the timer,
+ * {@code baton-metrics-http-timeout}, are daemons too, so a forgotten endpoint never keeps the JVM
+ * alive. {@link #close()} stops them all and closes the binder (its meters and refresh thread),
+ * leaving no thread behind. Any other path answers 404, any other method 405. Public for {@code
+ * baton demo}'s pods, in {@code dev.baton.cli.demo}; not an API outside this module.
  */
 public final class MetricsEndpoint implements AutoCloseable {
 
@@ -35,8 +47,14 @@ public final class MetricsEndpoint implements AutoCloseable {
   /** The path served. */
   static final String PATH = "/metrics";
 
+  /** Threads serving requests: 4. */
+  static final int THREADS = 4;
+
+  /** Longest an exchange may hold a thread, from its first byte read to its last written: 10 s. */
+  static final Duration EXCHANGE_TIMEOUT = Duration.ofSeconds(10);
+
   private final HttpServer server;
-  private final ExecutorService executor;
+  private final BoundedExchanges executor;
   private final BatonMetrics metrics;
   private final PrometheusMeterRegistry registry;
   private final URI uri;
@@ -45,7 +63,7 @@ public final class MetricsEndpoint implements AutoCloseable {
 
   private MetricsEndpoint(
       HttpServer server,
-      ExecutorService executor,
+      BoundedExchanges executor,
       BatonMetrics metrics,
       PrometheusMeterRegistry registry,
       String host) {
@@ -71,6 +89,12 @@ public final class MetricsEndpoint implements AutoCloseable {
    * @throws IllegalStateException if a BatonMetrics is already bound to {@code baton}
    */
   public static MetricsEndpoint start(Baton baton, String host, int port) throws IOException {
+    return start(baton, host, port, EXCHANGE_TIMEOUT);
+  }
+
+  /** As {@link #start(Baton, String, int)}, each exchange cut off after {@code exchangeTimeout}. */
+  static MetricsEndpoint start(Baton baton, String host, int port, Duration exchangeTimeout)
+      throws IOException {
     Objects.requireNonNull(baton, "baton");
     Objects.requireNonNull(host, "host");
     InetSocketAddress address = new InetSocketAddress(host, port);
@@ -90,13 +114,7 @@ public final class MetricsEndpoint implements AutoCloseable {
       registry.close();
       throw e;
     }
-    ExecutorService executor =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-metrics-http");
-              t.setDaemon(true);
-              return t;
-            });
+    BoundedExchanges executor = new BoundedExchanges(exchangeTimeout);
     server.setExecutor(executor);
     server.createContext("/", exchange -> serve(exchange, registry));
     startAsDaemon(server);
@@ -163,6 +181,66 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs each exchange on a small pool, and interrupts the thread of one that runs past its time.
+   * An interrupt meant for one exchange never reaches the next on the same thread: the timer and
+   * the exchange's end decide under one lock whether it is still running.
+   */
+  private static final class BoundedExchanges implements Executor {
+    private final ExecutorService pool =
+        Executors.newFixedThreadPool(THREADS, daemon("baton-metrics-http"));
+    private final ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(1, daemon("baton-metrics-http-timeout"));
+    private final Duration timeout;
+
+    BoundedExchanges(Duration timeout) {
+      this.timeout = timeout;
+      timer.setRemoveOnCancelPolicy(true);
+    }
+
+    @Override
+    public void execute(Runnable exchange) {
+      pool.execute(
+          () -> {
+            Thread thread = Thread.currentThread();
+            boolean[] running = {true};
+            ScheduledFuture<?> cutOff =
+                timer.schedule(
+                    () -> {
+                      synchronized (running) {
+                        if (running[0]) {
+                          thread.interrupt();
+                        }
+                      }
+                    },
+                    timeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
+            try {
+              exchange.run();
+            } finally {
+              synchronized (running) {
+                running[0] = false;
+              }
+              cutOff.cancel(false);
+              Thread.interrupted();
+            }
+          });
+    }
+
+    void shutdown() {
+      timer.shutdownNow();
+      pool.shutdownNow();
+    }
+
+    private static ThreadFactory daemon(String name) {
+      return r -> {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+      };
+    }
+  }
+
   /** The bound port. */
   public int port() {
     return port;
@@ -186,7 +264,7 @@ public final class MetricsEndpoint implements AutoCloseable {
       closed = true;
     }
     server.stop(0);
-    executor.shutdownNow();
+    executor.shutdown();
     metrics.close();
     registry.close();
   }

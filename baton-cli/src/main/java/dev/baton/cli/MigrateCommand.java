@@ -1,6 +1,7 @@
 package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.SchemaTooNewException;
 import dev.baton.migrate.Migrator;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -88,6 +89,9 @@ final class MigrateCommand extends BaseCommand implements Callable<Integer> {
     public Integer call() {
       Migrator m = new Migrator(root().dataSource(), root().schema());
       int current = m.currentVersion();
+      if (current > m.latestVersion()) {
+        throw new SchemaTooNewException(root().schema(), current, m.latestVersion());
+      }
       if (current == 0) {
         report(this, "reverted", List.of(), 0);
         if (!json()) {

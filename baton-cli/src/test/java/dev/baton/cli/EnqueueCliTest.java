@@ -116,6 +116,60 @@ class EnqueueCliTest {
         .isZero();
   }
 
+  @Test
+  void textPostgresCannotStoreAndTimesOutOfItsRangeAreUsageErrorsBeforeAnySql() {
+    assertUsage(
+        cli.run("enqueue", "--kind", "u", "--args", "{\"t\": \"x\\ud800y\"}"),
+        "args must be valid Unicode text without NUL characters, got an unpaired surrogate \\uD800");
+    assertUsage(
+        cli.run("enqueue", "--kind", "u", "--args", "{\"t\": \"a\\u0000\"}"),
+        "args must be valid Unicode text without NUL characters, got a NUL character (U+0000)");
+    assertUsage(
+        cli.run("enqueue", "--kind", "u", "--args", "{}", "--idempotency-key", "k\udc00y"),
+        "idempotencyKey must be valid Unicode text");
+    assertUsage(
+        cli.run("enqueue", "--kind", "u", "--args", "{}", "--idempotency-key", "k\u0000"),
+        "idempotencyKey must be valid Unicode text without NUL characters");
+    assertUsage(
+        cli.run("enqueue", "--kind", "u", "--args", "{}", "--run-at", "+294277-01-01T00:00:00Z"),
+        "invalid --run-at: runAt must be between -4713-11-24T00:00:00Z and"
+            + " +294246-12-31T23:59:59.999999Z (the times PostgreSQL stores), got"
+            + " +294277-01-01T00:00:00Z");
+    assertUsage(
+        cli.run("enqueue", "--kind", "u", "--args", "{}", "--run-at", "-4714-01-01T00:00:00Z"),
+        "invalid --run-at");
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job WHERE kind = 'u'"))
+        .isZero();
+    CliRunner.Result far =
+        cli.run("enqueue", "--kind", "u", "--args", "{}", "--run-at", "+294246-12-31T00:00:00Z");
+    assertThat(far.exitCode()).as(far.err()).isZero();
+  }
+
+  @Test
+  void decimalsAreStoredExactlyAsWritten() {
+    CliRunner.Result r =
+        cli.run(
+            "enqueue",
+            "--kind",
+            "decimals",
+            "--args",
+            "{\"big\": 1e400, \"n\": 9007199254740993.5, \"z\": 1.10, \"i\": 123456789012345678901234567890}",
+            "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    long id = r.json().path("job").path("id").asLong();
+    assertThat(cli.column(id, "args->>'n'")).isEqualTo("9007199254740993.5");
+    assertThat(cli.column(id, "args->>'z'")).isEqualTo("1.10");
+    assertThat(cli.column(id, "args->>'i'")).isEqualTo("123456789012345678901234567890");
+    assertThat(cli.column(id, "(args->'big')::numeric = 1e400")).isEqualTo("t");
+    // Read back as stored, too.
+    CliRunner.Result shown = cli.run("jobs", "show", String.valueOf(id), "--json");
+    assertThat(shown.exitCode()).as(shown.err()).isZero();
+    assertThat(shown.out())
+        .contains("9007199254740993.5")
+        .contains("1.10")
+        .doesNotContain("Infinity");
+  }
+
   private static void assertUsage(CliRunner.Result r, String option) {
     assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
     assertThat(r.errLines()).as(r.err()).hasSize(1);

@@ -1,11 +1,18 @@
 package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.testing.TestDatabase;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class GlobalOptionsCliTest {
@@ -92,6 +99,50 @@ class GlobalOptionsCliTest {
   }
 
   @Test
+  void aUserAndPasswordBeforeTheHostAreAUsageErrorSayingHowToPassThemAndNeverPrinted() {
+    for (String url :
+        List.of(
+            "jdbc:postgresql://app:hunter2@db.invalid:5432/app",
+            "jdbc:postgresql://app:hunter2@db.invalid/app?sslmode=disable",
+            "jdbc:postgresql:app:hunter2@db.invalid/app")) {
+      for (boolean verbose : List.of(false, true)) {
+        CliRunner.Result r =
+            verbose
+                ? CliRunner.runRaw(Map.of(), "jobs", "list", "--verbose", "--database-url", url)
+                : CliRunner.runRaw(Map.of("BATON_DATABASE_URL", url), "jobs", "list");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+        assertThat(r.err())
+            .as(url)
+            .contains(
+                "must name the user and password as parameters, not as user info before the host")
+            .contains("?user=baton&password=secret")
+            .contains("app:***@db.invalid")
+            .doesNotContain("hunter2");
+        if (!verbose) {
+          assertThat(r.errLines()).hasSize(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void passwordsAreMaskedInEveryFormTextMayHoldThem() {
+    assertThat(Database.redact("java.net.UnknownHostException: app:hunter2@db.example.com"))
+        .isEqualTo("java.net.UnknownHostException: app:***@db.example.com");
+    assertThat(Database.redact("at jdbc:postgresql://app:hunter2@db/app and app:hunter2@db"))
+        .doesNotContain("hunter2");
+    assertThat(Database.redact("jdbc:postgresql:app:hunter2@db/app")).doesNotContain("hunter2");
+    assertThat(Database.redact("url ...?user=u&password=hunter2&ssl=true, then"))
+        .isEqualTo("url ...?user=u&password=***&ssl=true, then");
+    assertThat(Database.redact("properties {user=u, Password = hunter2; x}"))
+        .doesNotContain("hunter2");
+    // A password quoted in a form no pattern knows is masked by its value.
+    String url = "jdbc:postgresql://db/app?user=u&password=hun%74er2";
+    assertThat(Database.redact("login failed for 'hunter2' and 'hun%74er2'", url))
+        .isEqualTo("login failed for '***' and '***'");
+  }
+
+  @Test
   void aMalformedJdbcUrlIsAUsageError() {
     CliRunner.Result r =
         CliRunner.runRaw(
@@ -125,6 +176,47 @@ class GlobalOptionsCliTest {
         .contains("BATON_DATABASE_URL")
         .doesNotContain("hunter2")
         .doesNotContain("\tat ");
+  }
+
+  @Test
+  void aServerThatAcceptsAndNeverAnswersFailsWithinTheLoginTimeout() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<Socket> accepted = new CopyOnWriteArrayList<>();
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    accepted.add(silent.accept()); // held open, never read nor answered
+                  }
+                } catch (IOException e) {
+                  // closed at the end of the test
+                }
+              },
+              "silent-server");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      String url = "jdbc:postgresql://127.0.0.1:" + silent.getLocalPort() + "/app?user=u";
+      CompletableFuture<CliRunner.Result> run =
+          CompletableFuture.supplyAsync(
+              () -> CliRunner.runRaw(Map.of(), "jobs", "list", "--database-url", url));
+      try {
+        // The documented login timeout is 10 s; the bound leaves room for a loaded machine.
+        await().atMost(Duration.ofSeconds(Database.LOGIN_TIMEOUT_S + 20)).until(run::isDone);
+        CliRunner.Result r = run.get();
+        assertThat(r.exitCode()).isEqualTo(BatonCli.FAILED);
+        assertThat(r.errLines()).hasSize(1);
+        assertThat(r.err())
+            .startsWith("baton: cannot connect to PostgreSQL at " + url)
+            .contains("no answer within the login timeout of 10 s")
+            .contains("loginTimeout=");
+        assertThat(accepted).isNotEmpty();
+      } finally {
+        for (Socket s : accepted) {
+          s.close();
+        }
+      }
+    }
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -13,17 +14,23 @@ import dev.baton.metrics.BatonMetrics;
 import dev.baton.testing.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.BindException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +42,12 @@ import org.junit.jupiter.api.Test;
  */
 class MetricsEndpointTest {
   private static final Set<String> THREADS =
-      Set.of("baton-metrics-http", "baton-metrics", "HTTP-Dispatcher", "baton-metrics-start");
+      Set.of(
+          "baton-metrics-http",
+          "baton-metrics-http-timeout",
+          "baton-metrics",
+          "HTTP-Dispatcher",
+          "baton-metrics-start");
 
   record EndpointPing(int n) implements JobArgs {}
 
@@ -114,6 +126,82 @@ class MetricsEndpointTest {
 
       // Its threads are daemons: a forgotten endpoint does not keep the JVM alive.
       assertThat(endpointThreads()).isNotEmpty().allMatch(Thread::isDaemon);
+    }
+  }
+
+  /** A connection that has sent the start of a request and then stops. */
+  private static Socket halfSentRequest(MetricsEndpoint endpoint) throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), endpoint.port());
+    OutputStream out = s.getOutputStream();
+    out.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".getBytes(US_ASCII));
+    out.flush();
+    return s;
+  }
+
+  /** Whether a thread of the endpoint is reading a request (the JDK server's Request class). */
+  private static boolean aThreadIsReadingARequest() {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .anyMatch(
+            e ->
+                e.getKey().getName().equals("baton-metrics-http")
+                    && Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getClassName().startsWith("sun.net.httpserver.Request")));
+  }
+
+  @Test
+  void aClientHoldingAHalfSentRequestDelaysNoConcurrentScrape() throws Exception {
+    try (MetricsEndpoint endpoint = MetricsEndpoint.start(baton, "127.0.0.1", 0)) {
+      assertThat(send("GET", endpoint.uri()).statusCode()).isEqualTo(200);
+      try (Socket slow = halfSentRequest(endpoint)) {
+        // The slow request has a thread of the endpoint before the scrape is sent.
+        await().atMost(Duration.ofSeconds(10)).until(MetricsEndpointTest::aThreadIsReadingARequest);
+        CompletableFuture<HttpResponse<String>> scrape =
+            HTTP.sendAsync(
+                HttpRequest.newBuilder(endpoint.uri()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        await().atMost(Duration.ofSeconds(1)).until(scrape::isDone);
+        assertThat(scrape.get().statusCode()).isEqualTo(200);
+        assertThat(scrape.get().body()).contains("baton_jobs_running");
+      }
+    }
+  }
+
+  @Test
+  void aRequestDrippedByteByByteIsCutOffAfterTheExchangeTimeout() throws Exception {
+    try (MetricsEndpoint endpoint =
+            MetricsEndpoint.start(baton, "127.0.0.1", 0, Duration.ofSeconds(1));
+        Socket slow = halfSentRequest(endpoint)) {
+      AtomicBoolean closed = new AtomicBoolean();
+      Thread drip =
+          new Thread(
+              () -> {
+                try {
+                  InputStream in = slow.getInputStream();
+                  OutputStream out = slow.getOutputStream();
+                  slow.setSoTimeout(200);
+                  // One byte of a header every 200 ms, until the server closes the connection.
+                  for (int i = 0; i < 150; i++) {
+                    out.write('x');
+                    out.flush();
+                    try {
+                      if (in.read() < 0) {
+                        break;
+                      }
+                    } catch (java.net.SocketTimeoutException e) {
+                      continue;
+                    }
+                  }
+                } catch (IOException e) {
+                  // reset by the server: closed as well
+                }
+                closed.set(true);
+              },
+              "slow-client");
+      drip.setDaemon(true);
+      drip.start();
+      await().atMost(Duration.ofSeconds(20)).untilTrue(closed);
+      // The thread it held serves again.
+      assertThat(send("GET", endpoint.uri()).statusCode()).isEqualTo(200);
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.migrate.Migrator;
 import dev.baton.testing.TestDatabase;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -63,5 +64,109 @@ class MigrateCliTest {
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.out()).contains("CREATE TABLE \"jobs_x\".job").contains("-- version 2");
     assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void aSchemaNewerThanThisBatonIsRefusedNamingBothVersionsAndLeftAlone() {
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    int newer = dev.baton.migrate.Migrator.QUEUE_VERSION + 1;
+    cli.db.execute(
+        "INSERT INTO "
+            + cli.schema
+            + ".migration (line, version, name) VALUES ('queue', "
+            + newer
+            + ", 'x')");
+    String expected =
+        "is at version "
+            + newer
+            + ", newer than this library knows (version "
+            + dev.baton.migrate.Migrator.QUEUE_VERSION
+            + ")";
+    for (List<String> command :
+        List.of(
+            List.of("migrate", "up"),
+            List.of("migrate", "down"),
+            List.of("migrate", "down", "--yes"),
+            List.of("enqueue", "--kind", "k", "--args", "{}"),
+            List.of("jobs", "list"),
+            List.of("queues", "list"))) {
+      CliRunner.Result r = cli.run(command.toArray(new String[0]));
+      assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(r.errLines()).as("%s", command).hasSize(1);
+      assertThat(r.err()).as("%s", command).contains(expected);
+      assertThat(r.out()).as("%s", command).isEmpty();
+    }
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration"))
+        .isEqualTo(newer);
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
+  }
+
+  @Test
+  void enqueueAndListOnAnOlderSchemaSayWhichVersionTheyFoundAndNeed() {
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    assertThat(cli.run("migrate", "down", "--yes").exitCode()).isZero();
+    for (List<String> command :
+        List.of(List.of("enqueue", "--kind", "k", "--args", "{}"), List.of("jobs", "list"))) {
+      CliRunner.Result r = cli.run(command.toArray(new String[0]));
+      assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(r.errLines()).hasSize(1);
+      assertThat(r.err())
+          .contains(
+              "it is at version "
+                  + (dev.baton.migrate.Migrator.QUEUE_VERSION - 1)
+                  + ", this library needs "
+                  + dev.baton.migrate.Migrator.QUEUE_VERSION)
+          .contains("baton migrate up");
+    }
+  }
+
+  @Test
+  void onlyAMigrationsPermissionErrorSaysMigrationsNeedTheOwner() {
+    dev.baton.testing.TestDatabase db = dev.baton.testing.TestDatabase.get();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        db.queryLong(
+                "SELECT (rolsuper OR rolcreaterole)::int FROM pg_roles WHERE rolname = current_user")
+            == 1,
+        "the test database user may not create roles");
+    CliRunner owner = CliRunner.onNewMigratedSchema();
+    String role = "baton_hint_" + ProcessHandle.current().pid();
+    String password = "pw-" + java.util.UUID.randomUUID();
+    db.execute("CREATE ROLE " + role + " LOGIN PASSWORD '" + password + "'");
+    try {
+      // Enough to read the schema's version, not to enqueue nor to migrate.
+      db.execute("GRANT USAGE ON SCHEMA " + owner.schema + " TO " + role);
+      db.execute("GRANT SELECT ON " + owner.schema + ".migration TO " + role);
+      String url = db.jdbcUrlAs(role, password);
+      CliRunner.Result enqueue =
+          CliRunner.runRaw(
+              java.util.Map.of(),
+              "enqueue",
+              "--kind",
+              "k",
+              "--args",
+              "{}",
+              "--database-url",
+              url,
+              "--schema",
+              owner.schema);
+      assertThat(enqueue.exitCode()).as(enqueue.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(enqueue.err())
+          .contains("permission denied")
+          .contains("the role in the URL lacks a privilege (see README, Least privilege)")
+          .doesNotContain("migrations need");
+      String fresh = db.newSchemaName();
+      db.execute("CREATE SCHEMA " + fresh);
+      db.execute("GRANT USAGE ON SCHEMA " + fresh + " TO " + role);
+      CliRunner.Result migrate =
+          CliRunner.runRaw(
+              java.util.Map.of(), "migrate", "up", "--database-url", url, "--schema", fresh);
+      assertThat(migrate.exitCode()).as(migrate.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(migrate.err())
+          .contains("permission denied")
+          .contains("migrations need the schema's owner");
+    } finally {
+      db.execute("DROP OWNED BY " + role);
+      db.execute("DROP ROLE " + role);
+    }
   }
 }

@@ -1,8 +1,10 @@
 package dev.baton.admin;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.baton.BatonConfig;
 import dev.baton.BatonException;
@@ -56,6 +58,7 @@ public final class JobAdmin {
   private final DataSource dataSource;
   private final SchemaName schema;
   private final int maxArgsBytes;
+  private final int maxMetadataBytes;
   private final EnqueueStore enqueueStore;
   private final AdminStore store;
   private final ObjectMapper mapper;
@@ -67,7 +70,11 @@ public final class JobAdmin {
    * @throws dev.baton.InvalidConfigException if the schema name is not valid
    */
   public JobAdmin(DataSource dataSource, String schema) {
-    this(dataSource, schema, BatonConfig.DEFAULT_MAX_ARGS_BYTES);
+    this(
+        dataSource,
+        schema,
+        BatonConfig.DEFAULT_MAX_ARGS_BYTES,
+        BatonConfig.DEFAULT_MAX_METADATA_BYTES);
   }
 
   /**
@@ -75,19 +82,27 @@ public final class JobAdmin {
    * BatonConfig#maxArgsBytes()} for the args of {@link #enqueue}. Does no I/O until used.
    */
   public JobAdmin(DataSource dataSource, BatonConfig config) {
-    this(dataSource, Objects.requireNonNull(config, "config").schema(), config.maxArgsBytes());
+    this(
+        dataSource,
+        Objects.requireNonNull(config, "config").schema(),
+        config.maxArgsBytes(),
+        config.maxMetadataBytes());
   }
 
-  private JobAdmin(DataSource dataSource, String schema, int maxArgsBytes) {
+  private JobAdmin(DataSource dataSource, String schema, int maxArgsBytes, int maxMetadataBytes) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = SchemaName.of(schema);
     this.maxArgsBytes = maxArgsBytes;
+    this.maxMetadataBytes = maxMetadataBytes;
     this.enqueueStore = new EnqueueStore(this.schema);
     this.store = new AdminStore(this.schema);
+    // Numbers in the jobs read are shown as stored: decimals as BigDecimal, not rounded to double.
     this.mapper =
         new ObjectMapper()
             .registerModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
   }
 
   /**
@@ -217,7 +232,9 @@ public final class JobAdmin {
    * @throws InvalidJobException if the kind is not 1-128 of {@code A-Z a-z 0-9 _ . : - /}, the args
    *     are not a JSON object or are over the limit ({@link BatonConfig#maxArgsBytes()} of the
    *     config this admin was made with, else {@value BatonConfig#DEFAULT_MAX_ARGS_BYTES} bytes),
-   *     or the metadata cannot be serialised
+   *     the metadata cannot be serialised or is over its limit ({@link
+   *     BatonConfig#maxMetadataBytes()}, else {@value BatonConfig#DEFAULT_MAX_METADATA_BYTES}), or
+   *     any text (args, metadata, key) is not valid Unicode or holds NUL
    */
   public EnqueueResult enqueue(String kind, JsonNode args, EnqueueOptions options) {
     Objects.requireNonNull(options, "options");
@@ -234,7 +251,8 @@ public final class JobAdmin {
               + (args == null ? "null" : args.getNodeType().name().toLowerCase(Locale.ROOT)));
     }
     EnqueueStore.NewJob job =
-        EnqueueStore.NewJob.prepare(kind, args.toString(), options, mapper, maxArgsBytes);
+        EnqueueStore.NewJob.prepare(
+            kind, args.toString(), options, mapper, maxArgsBytes, maxMetadataBytes);
     JobRow row =
         Db.inTransaction(
             dataSource,

@@ -1,6 +1,8 @@
 package dev.baton.migrate;
 
 import dev.baton.BatonException;
+import dev.baton.SchemaNotMigratedException;
+import dev.baton.SchemaTooNewException;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.MigrationStore;
 import dev.baton.internal.db.SchemaName;
@@ -95,19 +97,46 @@ public final class Migrator {
         });
   }
 
+  /**
+   * Checks that the schema is at exactly the latest version this library ships, as a client needs
+   * it before it starts (and the {@code baton} command before it reads or writes jobs).
+   *
+   * @throws SchemaNotMigratedException if it has no applied version or an older one
+   * @throws SchemaTooNewException if it is at a version newer than this library knows
+   */
+  public void requireLatest() {
+    int version = currentVersion();
+    if (version > latestVersion()) {
+      throw new SchemaTooNewException(schema.name(), version, latestVersion());
+    }
+    if (version == 0) {
+      throw new SchemaNotMigratedException(
+          schema.name(),
+          "the table " + schema.name() + ".migration is missing or records no version");
+    }
+    if (version < latestVersion()) {
+      throw new SchemaNotMigratedException(
+          schema.name(), "it is at version " + version + ", this library needs " + latestVersion());
+    }
+  }
+
   /** Applies every pending version. Returns the versions applied by this call, ascending. */
   public List<Integer> up() {
     return up(latestVersion());
   }
 
-  /** Applies pending versions up to {@code target}. Returns the versions applied, ascending. */
+  /**
+   * Applies pending versions up to {@code target}. Returns the versions applied, ascending.
+   *
+   * @throws SchemaTooNewException if the schema is at a version newer than this library knows
+   */
   public List<Integer> up(int target) {
     requireKnown(target);
     return inLockedTransaction(
         "cannot migrate up (schema=" + schema + ", line=" + line + ")",
         c -> {
           store.bootstrap(c);
-          List<Integer> applied = store.applied(c, line);
+          List<Integer> applied = requireKnown(store.applied(c, line));
           List<Integer> done = new ArrayList<>();
           for (Migration m : migrations) {
             if (m.version() <= target && !applied.contains(m.version())) {
@@ -120,7 +149,11 @@ public final class Migrator {
         });
   }
 
-  /** Reverts the latest applied version. Returns the versions reverted (none if none applied). */
+  /**
+   * Reverts the latest applied version. Returns the versions reverted (none if none applied).
+   *
+   * @throws SchemaTooNewException if the schema is at a version newer than this library knows
+   */
   public List<Integer> down() {
     int current = currentVersion();
     return current == 0 ? List.of() : down(current - 1);
@@ -129,6 +162,8 @@ public final class Migrator {
   /**
    * Reverts applied versions above {@code target}, newest first; {@code down(0)} drops every table
    * of this line with all its jobs. Returns the versions reverted.
+   *
+   * @throws SchemaTooNewException if the schema is at a version newer than this library knows
    */
   public List<Integer> down(int target) {
     if (target < 0 || target > latestVersion()) {
@@ -141,7 +176,7 @@ public final class Migrator {
           if (!store.tableExists(c)) {
             return List.of();
           }
-          List<Integer> applied = store.applied(c, line);
+          List<Integer> applied = requireKnown(store.applied(c, line));
           List<Integer> done = new ArrayList<>();
           for (int i = migrations.size() - 1; i >= 0; i--) {
             Migration m = migrations.get(i);
@@ -174,6 +209,15 @@ public final class Migrator {
       sb.append(store.recordSql(line, m.version(), m.name())).append('\n');
     }
     return sb.toString();
+  }
+
+  /** {@code applied} (ascending), unless its latest is newer than this library knows. */
+  private List<Integer> requireKnown(List<Integer> applied) {
+    if (!applied.isEmpty() && applied.get(applied.size() - 1) > latestVersion()) {
+      throw new SchemaTooNewException(
+          schema.name(), applied.get(applied.size() - 1), latestVersion());
+    }
+    return applied;
   }
 
   private void requireKnown(int target) {

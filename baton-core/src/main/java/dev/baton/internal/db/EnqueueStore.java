@@ -1,11 +1,9 @@
 package dev.baton.internal.db;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonException;
 import dev.baton.EnqueueOptions;
 import dev.baton.InvalidJobException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -213,54 +211,33 @@ public final class EnqueueStore {
     /**
      * The job to insert for {@code kind} with {@code argsJson} (already JSON) and {@code options}:
      * the one preparation of every enqueue, the client's and the admin's. Checks the size of the
-     * args against {@code maxArgsBytes} (the client's {@code BatonConfig.maxArgsBytes}) and
-     * serialises the metadata with {@code mapper}.
+     * args against {@code maxArgsBytes} (the client's {@code BatonConfig.maxArgsBytes}), serialises
+     * the metadata with {@code mapper}, and checks the job's values ({@link NewJobCheck}).
      *
-     * @throws InvalidJobException if the args are over the limit or the metadata cannot be
-     *     serialised
+     * @throws InvalidJobException if the args are over the limit, the metadata cannot be
+     *     serialised, or a value is not one PostgreSQL stores as given ({@link NewJobCheck})
      */
     public static NewJob prepare(
         String kind,
         String argsJson,
         EnqueueOptions options,
         ObjectMapper mapper,
-        int maxArgsBytes) {
-      String metadata;
-      try {
-        metadata =
-            options.metadata().isEmpty() ? "{}" : mapper.writeValueAsString(options.metadata());
-      } catch (JsonProcessingException e) {
-        throw new InvalidJobException(
-            "cannot enqueue job (kind="
-                + kind
-                + "): metadata cannot be serialised to JSON: "
-                + e.getOriginalMessage(),
-            e);
-      }
-      // A UTF-8 character takes at most 3 bytes per UTF-16 unit: shorter text needs no count.
-      int bytes =
-          argsJson.length() > maxArgsBytes / 3
-              ? argsJson.getBytes(StandardCharsets.UTF_8).length
-              : argsJson.length();
-      if (bytes > maxArgsBytes) {
-        throw new InvalidJobException(
-            "cannot enqueue job (kind="
-                + kind
-                + "): args are "
-                + bytes
-                + " bytes of JSON, over the limit of "
-                + maxArgsBytes
-                + " (BatonConfig maxArgsBytes); store large data elsewhere and pass a reference");
-      }
-      return new NewJob(
-          options.queue(),
-          kind,
-          argsJson,
-          options.priority(),
-          options.maxAttempts(),
-          options.runAt(),
-          options.idempotencyKey(),
-          metadata);
+        int maxArgsBytes,
+        int maxMetadataBytes) {
+      String metadata = NewJobCheck.metadataJson(mapper, kind, options.metadata());
+      NewJobCheck.size(kind, "args are", argsJson, maxArgsBytes, "maxArgsBytes");
+      NewJob job =
+          new NewJob(
+              options.queue(),
+              kind,
+              argsJson,
+              options.priority(),
+              options.maxAttempts(),
+              options.runAt(),
+              options.idempotencyKey(),
+              metadata);
+      NewJobCheck.check(job, maxMetadataBytes);
+      return job;
     }
   }
 

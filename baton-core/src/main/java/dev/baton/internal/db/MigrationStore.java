@@ -48,10 +48,6 @@ public final class MigrationStore {
   private static final String UNRECORD =
       "DELETE FROM ${schema}.migration WHERE line = ? AND version = ?";
 
-  // The version of the queue line a client needs, read at its start. Binds: none.
-  private static final String SCHEMA_VERSION =
-      "SELECT coalesce(max(version), 0) FROM ${schema}.migration WHERE line = 'queue'";
-
   private final SchemaName schema;
 
   /** A store for {@code schema}. */
@@ -156,15 +152,6 @@ public final class MigrationStore {
       ps.setString(1, line);
       ps.setInt(2, version);
       ps.executeUpdate();
-    }
-  }
-
-  /** The latest applied migration version of the queue line; throws if the table is missing. */
-  public int schemaVersion(Connection c) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(schema.expand(SCHEMA_VERSION));
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getInt(1);
     }
   }
 }

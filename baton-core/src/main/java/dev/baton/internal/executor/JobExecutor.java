@@ -51,6 +51,9 @@ public final class JobExecutor {
   private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
   private static final int MAX_TRACE_CHARS = 4_000;
 
+  /** The longest error message stored per attempt; a longer one is cut, saying its length. */
+  static final int MAX_MESSAGE_CHARS = 4_000;
+
   /** The longest snooze or retry delay written: 10 years (longer delays are cut to it). */
   static final Duration MAX_DELAY = Duration.ofDays(3650);
 
@@ -429,14 +432,15 @@ public final class JobExecutor {
   }
 
   /**
-   * An error entry as JSON. Text is cleaned of NUL characters, which a JSONB value cannot hold; a
+   * An error entry as JSON. Text is cleaned of NUL characters, which a JSONB value cannot hold, and
+   * the message is cut to {@link #MAX_MESSAGE_CHARS} (every attempt adds an entry to the row); a
    * stack trace that cannot be printed is left out.
    */
   String error(ClaimedJob job, String errorClass, String message, Throwable cause) {
     ObjectNode node = mapper.createObjectNode();
     node.put("attempt", job.attempt());
     node.put("error", clean(errorClass));
-    node.put("message", clean(message));
+    node.put("message", clean(capped(message)));
     if (cause != null) {
       try {
         StringWriter sw = new StringWriter();
@@ -456,8 +460,19 @@ public final class JobExecutor {
     ObjectNode node = mapper.createObjectNode();
     node.put("attempt", job.attempt());
     node.put("error", clean(errorClass));
-    node.put("message", clean(message));
+    node.put("message", clean(capped(message)));
     return node.toString();
+  }
+
+  private static String capped(String message) {
+    if (message == null || message.length() <= MAX_MESSAGE_CHARS) {
+      return message;
+    }
+    // Never half of a surrogate pair, which would not be stored as written.
+    int end =
+        MAX_MESSAGE_CHARS
+            - (Character.isHighSurrogate(message.charAt(MAX_MESSAGE_CHARS - 1)) ? 1 : 0);
+    return message.substring(0, end) + "... (cut: " + message.length() + " characters)";
   }
 
   private static String clean(String s) {

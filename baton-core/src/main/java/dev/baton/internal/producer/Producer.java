@@ -1,5 +1,6 @@
 package dev.baton.internal.producer;
 
+import dev.baton.internal.RepeatingFailure;
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
@@ -99,6 +100,8 @@ public final class Producer {
   // handing back their job; stop() waits for them, so none starts after the client stopped.
   private final AtomicInteger reservations = new AtomicInteger();
   private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
+  // Both claim streams fail alike when the claim does: one log of it, not one per stream.
+  private final RepeatingFailure claimFailures;
   private final Condition noReservations = lock.newCondition();
 
   /** A producer for one queue; call {@link #start()}. */
@@ -117,6 +120,8 @@ public final class Producer {
     this.held = held;
     this.counters = counters;
     this.settings = settings;
+    this.claimFailures =
+        new RepeatingFailure(log, "cannot claim jobs of queue " + settings.queue());
     this.threads = new Thread[CLAIM_STREAMS];
     for (int i = 0; i < threads.length; i++) {
       threads[i] =
@@ -359,12 +364,10 @@ public final class Producer {
         return;
       } catch (RuntimeException e) {
         backoff = settings.retryDelay();
+        // A connection loss is the outage's to report (once); any other failure is logged once,
+        // then at a bounded rate.
         if (!outage.failed("claiming jobs of queue " + settings.queue(), e)) {
-          log.warn(
-              "cannot claim jobs of queue {}; retrying in {} ms",
-              settings.queue(),
-              backoff.toMillis(),
-              e);
+          claimFailures.failed(e, backoff);
         }
       }
     }
@@ -434,6 +437,7 @@ public final class Producer {
       completer.settle(done, r.completed());
       claimed = r.claimed();
     }
+    claimFailures.succeeded();
     for (ClaimedJob job : claimed) {
       RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
       RunningJob older = held.add(rj);
