@@ -9,11 +9,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code baton.*} properties: one for every {@link dev.baton.BatonConfig} setting, plus the
- * starter's own ({@code enabled}, {@code migrate}, {@code retry}, {@code metrics}). A setting left
- * unset keeps Baton's default, named in its description; durations take Spring's format ({@code
- * 30s}, {@code 500ms}, {@code 1h}, ISO-8601, or a plain number of milliseconds). Values are checked
- * by {@link dev.baton.BatonConfig.Builder} when the {@code Baton} bean is built; a rejected one
- * fails start-up with a message naming the property, what was expected and what was given.
+ * starter's own ({@code enabled}, {@code migrate}, {@code retry}, {@code metrics}, {@code
+ * dashboard}). A setting left unset keeps Baton's default, named in its description; durations take
+ * Spring's format ({@code 30s}, {@code 500ms}, {@code 1h}, ISO-8601, or a plain number of
+ * milliseconds). Values are checked by {@link dev.baton.BatonConfig.Builder} when the {@code Baton}
+ * bean is built; a rejected one fails start-up with a message naming the property, what was
+ * expected and what was given.
  */
 @ConfigurationProperties(prefix = "baton")
 public class BatonProperties {
@@ -145,6 +146,9 @@ public class BatonProperties {
   /** The Micrometer meters (bound when the application has a MeterRegistry). */
   private final Metrics metrics = new Metrics();
 
+  /** The dashboard on a port of its own (needs baton-dashboard on the classpath). */
+  private final Dashboard dashboard = new Dashboard();
+
   /** One queue this node works. */
   public static class Queue {
     /** Jobs of this queue running at once on this node, 1..10000. */
@@ -229,6 +233,104 @@ public class BatonProperties {
     /** Sets whether the queue gauges are read. */
     public void setQueueStats(boolean queueStats) {
       this.queueStats = queueStats;
+    }
+  }
+
+  /**
+   * The Baton dashboard, served on a port of its own while the context runs, when baton-dashboard
+   * is on the classpath and {@code enabled} is true. Auth is a bearer token or basic credentials
+   * (not both); without either, anyone who can reach the port may use it.
+   */
+  public static class Dashboard {
+    /** Whether the dashboard is served; needs baton-dashboard on the classpath. */
+    private boolean enabled = false;
+
+    /** Port of the dashboard's own HTTP server; 0 picks a free one. */
+    private int port = 7070;
+
+    /** Address the dashboard binds; a wider one (0.0.0.0) exposes it beyond this host. */
+    private String bind = "127.0.0.1";
+
+    /** Whether the dashboard only shows: every action (retry, cancel, pause...) is refused. */
+    private boolean readOnly = false;
+
+    /** Token that requests must carry as "Authorization: Bearer ..."; at least 16 characters. */
+    private String token;
+
+    /** User of HTTP basic auth (with password); non-empty, without ':'. */
+    private String username;
+
+    /** Password of HTTP basic auth (with username). */
+    private String password;
+
+    /** Whether the dashboard is served. */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /** Sets whether the dashboard is served. */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** Port of the dashboard's server. */
+    public int getPort() {
+      return port;
+    }
+
+    /** Sets the port of the dashboard's server. */
+    public void setPort(int port) {
+      this.port = port;
+    }
+
+    /** Address the dashboard binds. */
+    public String getBind() {
+      return bind;
+    }
+
+    /** Sets the address the dashboard binds. */
+    public void setBind(String bind) {
+      this.bind = bind;
+    }
+
+    /** Whether the dashboard only shows. */
+    public boolean isReadOnly() {
+      return readOnly;
+    }
+
+    /** Sets whether the dashboard only shows. */
+    public void setReadOnly(boolean readOnly) {
+      this.readOnly = readOnly;
+    }
+
+    /** Bearer token of the dashboard. */
+    public String getToken() {
+      return token;
+    }
+
+    /** Sets the bearer token of the dashboard. */
+    public void setToken(String token) {
+      this.token = token;
+    }
+
+    /** User of basic auth. */
+    public String getUsername() {
+      return username;
+    }
+
+    /** Sets the user of basic auth. */
+    public void setUsername(String username) {
+      this.username = username;
+    }
+
+    /** Password of basic auth. */
+    public String getPassword() {
+      return password;
+    }
+
+    /** Sets the password of basic auth. */
+    public void setPassword(String password) {
+      this.password = password;
     }
   }
 
@@ -550,5 +652,10 @@ public class BatonProperties {
   /** The value of {@code baton.metrics}. */
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  /** The value of {@code baton.dashboard}. */
+  public Dashboard getDashboard() {
+    return dashboard;
   }
 }

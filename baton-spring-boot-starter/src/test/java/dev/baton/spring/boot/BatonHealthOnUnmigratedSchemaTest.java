@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.JobState;
+import dev.baton.dashboard.DashboardServer;
 import dev.baton.migrate.Migrator;
 import dev.baton.spring.boot.shop.SendConfirmation;
 import dev.baton.testing.TestDatabase;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -18,7 +20,7 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * An application that only enqueues ({@code baton.enabled=false}) on a schema nobody migrated: it
  * starts, reports {@code baton} DOWN with the reason, UP once the schema is migrated, and enqueues
- * without working the job.
+ * without working the job. The dashboard, off by default, serves no port.
  */
 @ShopWebTest
 @TestPropertySource(properties = {"baton.enabled=false"})
@@ -34,6 +36,7 @@ class BatonHealthOnUnmigratedSchemaTest {
   @Autowired Environment environment;
   @Autowired BatonTemplate baton;
   @Autowired BatonLifecycle lifecycle;
+  @Autowired ApplicationContext context;
 
   @Test
   @Order(1)
@@ -65,5 +68,11 @@ class BatonHealthOnUnmigratedSchemaTest {
 
     assertThat(lifecycle.isRunning()).isFalse();
     assertThat(baton.baton().job(id).orElseThrow().state()).isEqualTo(JobState.AVAILABLE);
+  }
+
+  @Test
+  @Order(3)
+  void dashboardIsOffByDefault() {
+    assertThat(context.getBeanNamesForType(DashboardServer.class)).isEmpty();
   }
 }

@@ -6,10 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.Baton;
+import dev.baton.dashboard.DashboardServer;
 import dev.baton.spring.boot.shop.OrderService;
 import dev.baton.spring.boot.shop.OrderService.Payment;
 import dev.baton.spring.boot.shop.ShopRecord;
 import dev.baton.testing.TestDatabase;
+import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -21,19 +23,24 @@ import org.springframework.test.context.TestPropertySource;
 
 /**
  * The starter in a running web application on real PostgreSQL: the transactional enqueue, a handler
- * bean, a periodic job bean, health and metrics, in one application context.
+ * bean, a periodic job bean, health and metrics, and the dashboard on its own port behind a token,
+ * in one application context.
  */
 @ShopWebTest
 @TestPropertySource(
     properties = {
       "baton.migrate=true",
       "baton.queues.default.concurrency=4",
-      "baton.metrics.refresh-interval=1s"
+      "baton.metrics.refresh-interval=1s",
+      "baton.dashboard.enabled=true",
+      "baton.dashboard.port=0",
+      "baton.dashboard.token=" + BatonStarterTest.DASHBOARD_TOKEN
     })
 class BatonStarterTest {
   private static final TestDatabase DB = TestDatabase.get();
   private static final String SCHEMA = DB.newSchemaName();
   private static final Duration WAIT = Duration.ofSeconds(60);
+  static final String DASHBOARD_TOKEN = "starter-test-dashboard-token";
 
   @DynamicPropertySource
   static void database(DynamicPropertyRegistry registry) {
@@ -44,6 +51,7 @@ class BatonStarterTest {
   @Autowired ShopRecord record;
   @Autowired BatonTemplate baton;
   @Autowired Environment environment;
+  @Autowired DashboardServer dashboard;
 
   @Test
   @Order(1)
@@ -96,6 +104,19 @@ class BatonStarterTest {
     assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
     assertThat(r.body().path("measurements").get(0).path("value").asDouble())
         .isGreaterThanOrEqualTo(1.0);
+  }
+
+  @Test
+  @Order(6)
+  void dashboardOnItsOwnPortWantsTheToken() throws Exception {
+    URI overview = dashboard.uri().resolve("overview");
+    assertThat(dashboard.address().getAddress().isLoopbackAddress()).isTrue();
+    assertThat(dashboard.address().getPort())
+        .isNotEqualTo(environment.getRequiredProperty("local.server.port", Integer.class));
+
+    assertThat(Http.status(overview, null)).isEqualTo(401);
+    assertThat(Http.status(overview, "Bearer wrong-token-of-enough-length")).isEqualTo(401);
+    assertThat(Http.status(overview, "Bearer " + DASHBOARD_TOKEN)).isEqualTo(200);
   }
 
   private static long confirmationJobsOf(String customer) {

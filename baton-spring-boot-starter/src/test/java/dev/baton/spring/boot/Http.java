@@ -10,8 +10,9 @@ import java.time.Duration;
 import org.springframework.core.env.Environment;
 
 /**
- * GETs JSON from the test application's real HTTP server, with the JDK's client: Boot 3 and Boot 4
- * keep their test HTTP clients in different packages, and these tests compile against both.
+ * GETs JSON from the test application's real HTTP server (and statuses from the dashboard's), with
+ * the JDK's client: Boot 3 and Boot 4 keep their test HTTP clients in different packages, and these
+ * tests compile against both.
  */
 final class Http {
   private static final HttpClient CLIENT =
@@ -33,5 +34,14 @@ final class Http {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     return new Response(r.statusCode(), JSON.readTree(r.body()));
+  }
+
+  /** The status of a GET of {@code uri}, with the {@code Authorization} header when not null. */
+  static int status(URI uri, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 }
