@@ -669,7 +669,8 @@ public final class Baton implements AutoCloseable {
                       timeoutMillis(),
                       config.jobTimeout(),
                       config.completerBatchSize(),
-                      config.prefetchOf(q.concurrency())))
+                      config.prefetchOf(q.concurrency()),
+                      config.prefetch().isEmpty()))
               .reportingTo(outage));
     }
     poller =

@@ -81,8 +81,8 @@ public final class BatonConfig {
   public static final int DEFAULT_COMPLETER_BATCH_SIZE = 2_000;
 
   /**
-   * Finishes that may wait to be written before handlers block: 10,000, and never more than twice
-   * the client's total concurrency (at least 64).
+   * Finishes that may wait to be written before handlers block: 10,000, and never more than what
+   * the client may hold, each queue's concurrency plus {@link #prefetchOf(int)} (at least 64).
    */
   public static final int DEFAULT_COMPLETER_CAPACITY = 10_000;
 
@@ -91,6 +91,12 @@ public final class BatonConfig {
    * its own: 2 ms.
    */
   public static final Duration DEFAULT_COMPLETER_FLUSH_DELAY = Duration.ofMillis(2);
+
+  /**
+   * Most jobs each claim stream of a queue holds beyond its free slots when the claim depth adapts
+   * (no {@link Builder#prefetch(int)} given): 2,048.
+   */
+  public static final int ADAPTIVE_PREFETCH_LIMIT = 2_048;
 
   private final String schema;
   private final String nodeId;
@@ -335,16 +341,21 @@ public final class BatonConfig {
   }
 
   /**
-   * Jobs each queue claims ahead of its free slots while it has a backlog; empty for the default,
-   * each queue's concurrency. See {@link Builder#prefetch(int)}.
+   * Jobs each queue claims ahead of its free slots while it has a backlog, as fixed by {@link
+   * Builder#prefetch(int)}; empty for the default, a depth that adapts to the queue's jobs (see
+   * there).
    */
   public OptionalInt prefetch() {
     return prefetch == null ? OptionalInt.empty() : OptionalInt.of(prefetch);
   }
 
-  /** The prefetch of a queue of {@code concurrency}: {@link #prefetch()}, else the concurrency. */
+  /**
+   * The most jobs each claim stream of a queue holds beyond its free slots: {@link #prefetch()}
+   * when set, else {@link #ADAPTIVE_PREFETCH_LIMIT}, the bound of the adaptive depth. The {@code
+   * concurrency} argument is the queue's; the bound does not depend on it today.
+   */
   public int prefetchOf(int concurrency) {
-    return prefetch == null ? concurrency : prefetch;
+    return prefetch == null ? ADAPTIVE_PREFETCH_LIMIT : prefetch;
   }
 
   private static String defaultNodeId() {
@@ -690,15 +701,26 @@ public final class BatonConfig {
     }
 
     /**
-     * Jobs each queue claims ahead of its free slots while it has a backlog, held by this node
-     * (running, leased and heartbeated) until a slot frees; range 0..100,000; default: the queue's
-     * concurrency. A finishing handler starts the next held job itself, and claims carry more jobs
-     * per statement. Raise it for many short jobs, above all on Java 17, where each slot is a
-     * platform thread: 64 slots with a prefetch of 1,024 drain no-op jobs faster than 1,024 slots
-     * (docs/operations.md). Lower it, down to 0 (claim only free slots), for long jobs on several
-     * nodes, so that one node does not hold a backlog others could run. Each of a queue's two claim
-     * streams may fill the buffer, so a queue holds at most its concurrency plus twice this. A held
-     * job that waited half a lease without a slot is handed back.
+     * Fixes how many jobs each queue claims ahead of its free slots while it has a backlog, held by
+     * this node (running, leased and heartbeated) until a slot frees; range 0..100,000. A finishing
+     * handler starts the next held job itself, and claims carry more jobs per statement. Each of a
+     * queue's two claim streams may fill the buffer, so a queue holds at most its concurrency plus
+     * twice this. A held job that waited half a lease without a slot is handed back.
+     *
+     * <p>Default (not called): the depth adapts, per queue and node. A queue claims ahead only
+     * after a claim that filled all it asked for (a backlog), and then as many jobs as its slots
+     * run in two claim round trips: {@code 2 * concurrency * claimRoundTrip / handlerRunTime}, from
+     * moving averages of the claim statement's round trip and of the queue's handler run time on
+     * this node. So it grows while handlers finish faster than a claim returns (no-op jobs reach
+     * {@link #ADAPTIVE_PREFETCH_LIMIT}, 2,048), and shrinks as they run longer: 0, only free slots
+     * claimed, once a handler takes more than twice the concurrency times the round trip, and
+     * before any handler of the queue has returned. Bounds: never more than the slots run in a
+     * quarter of the lease, so a buffered job is started long before the half lease at which it
+     * would be handed back; and never more than {@link #ADAPTIVE_PREFETCH_LIMIT}. A node's buffer
+     * therefore holds about two claim round trips of its own work: nodes that share a backlog each
+     * keep their own, and when the backlog runs out (a claim comes back short) nothing more is
+     * claimed ahead, so no node sits on jobs another could run for longer than that. Fix it only to
+     * measure, or for a workload whose run times swing widely between jobs of one queue.
      */
     public Builder prefetch(int jobs) {
       if (jobs < 0 || jobs > 100_000) {

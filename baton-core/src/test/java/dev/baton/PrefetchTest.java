@@ -13,10 +13,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A producer whose queue has a backlog claims up to its concurrency beyond the free slots; those
- * jobs wait, held and heartbeated, in its buffer, and a worker whose handler returns starts the
- * next one at once. {@link BatonConfig.Builder#prefetch(int)} sets how many, apart from the
- * concurrency.
+ * A producer whose queue has a backlog claims jobs beyond its free slots; those jobs wait, held and
+ * heartbeated, in its buffer, and a worker whose handler returns starts the next one at once.
+ * {@link BatonConfig.Builder#prefetch(int)} fixes how many; without it the depth adapts ({@link
+ * AdaptivePrefetchTest}).
  */
 class PrefetchTest {
 
@@ -25,7 +25,7 @@ class PrefetchTest {
   @Test
   void stopHandsBackBufferedJobsAndRunningOnes() throws Exception {
     try (Fixture f = new Fixture()) {
-      Baton baton = startWithBlockedSlots(f, 10, twoSlots(f));
+      Baton baton = startWithBlockedSlots(f, 10, twoSlots(f).prefetch(2));
       // The first claim filled both slots, so the producer claims ahead: 2 more wait held.
       await()
           .atMost(Duration.ofSeconds(10))
@@ -48,7 +48,7 @@ class PrefetchTest {
       List<Long> startedAfterClaimMs = new CopyOnWriteArrayList<>();
       Baton baton =
           f.start(
-              f.config().queue("default", 1).lease(Duration.ofSeconds(1)).build(),
+              f.config().queue("default", 1).prefetch(1).lease(Duration.ofSeconds(1)).build(),
               b ->
                   b.handler(
                       Work.class,
@@ -77,6 +77,12 @@ class PrefetchTest {
   }
 
   @Test
+  void byDefaultAQueueWhoseHandlersHaveNotReturnedClaimsOnlyItsFreeSlots() throws Exception {
+    // The adaptive depth knows no handler run time yet, so it claims nothing ahead.
+    assertHeldWithBlockedHandlers(null, 2, 2);
+  }
+
+  @Test
   void prefetchOutOfRangeIsRejectedByName() {
     assertThatThrownBy(() -> BatonConfig.builder().prefetch(-1))
         .isInstanceOf(InvalidConfigException.class)
@@ -86,16 +92,18 @@ class PrefetchTest {
   }
 
   /**
-   * Starts a client working "default" with 2 slots and {@code prefetch}, over a backlog of 20 jobs
-   * whose handlers block, and checks that the jobs it holds (running in the table) reach {@code
-   * least} and then stay at most {@code most} for 1.5 s.
+   * Starts a client working "default" with 2 slots and {@code prefetch} (null: the default), over a
+   * backlog of 20 jobs whose handlers block, and checks that the jobs it holds (running in the
+   * table) reach {@code least} and then stay at most {@code most} for 1.5 s.
    */
-  private static void assertHeldWithBlockedHandlers(int prefetch, long least, long most)
+  private static void assertHeldWithBlockedHandlers(Integer prefetch, long least, long most)
       throws Exception {
     try (Fixture f = new Fixture()) {
-      Baton baton =
-          startWithBlockedSlots(
-              f, 20, twoSlots(f).prefetch(prefetch).pollInterval(Duration.ofMillis(50)));
+      BatonConfig.Builder config = twoSlots(f).pollInterval(Duration.ofMillis(50));
+      if (prefetch != null) {
+        config.prefetch(prefetch);
+      }
+      Baton baton = startWithBlockedSlots(f, 20, config);
       String held = "SELECT count(*) FROM %s.job WHERE state = 'running'";
       await().atMost(Duration.ofSeconds(10)).until(() -> f.count(held) >= least);
       await()

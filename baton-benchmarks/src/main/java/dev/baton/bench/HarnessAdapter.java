@@ -137,9 +137,10 @@ public final class HarnessAdapter {
       result.put("round", s.round());
       result.put("info", s.info());
       System.err.printf(
-          "[baton harness] %s round %d: concurrency=%d pool=%d enqueueVia=%s load=%s%n",
+          "[baton harness] %s round %d: %s, concurrency=%d pool=%d enqueueVia=%s load=%s%n",
           s.workload(),
           s.round(),
+          s.configuration(),
           s.concurrency(),
           s.poolSize(),
           s.enqueueVia(),

@@ -5,10 +5,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.BatonConfig;
 import dev.baton.cli.bench.Bench;
 import dev.baton.cli.bench.BenchJobs;
-import dev.baton.cli.bench.BenchOptions;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -25,11 +27,11 @@ import java.util.Properties;
  *       {@code W3_SINGLE}, {@code W3_BULK}, {@code TIMEOUT_MS}.
  *   <li>Baton's own knobs (so that {@code tune.sh} can sweep them):
  *       <ul>
- *         <li>{@code BATON_CONCURRENCY} [64]: the concurrency of the one queue the working client
- *             works. A queue has to be given one; {@code queue(name)} alone means 16. 64 is what
- *             this repository's own drain benchmark uses ({@link BenchOptions#DEFAULT_WORKERS}). A
- *             producer claims up to its free slots in one statement, so this is also the largest
- *             claim (and completion) batch: the knob that matters for W1.
+ *         <li>{@code BATON_CONCURRENCY} [the graphile adapter's: {@code GW_CONCURRENCY}, else 24]:
+ *             the concurrency of the one queue the working client works. A queue has to be given
+ *             one ({@code queue(name)} alone means 16); the default is the one the harness gives
+ *             graphile-worker in the same run, so the default row compares like with like. Setting
+ *             it makes the run a tuned one ({@link #configuration()}).
  *         <li>{@code BATON_POOL} [10]: the HikariCP pool of the client, fixed size. The handlers
  *             here never touch the database, so, as docs/concurrency.md says, the client needs
  *             about four connections (claims, completer, heartbeat, maintenance) plus the
@@ -53,9 +55,9 @@ import java.util.Properties;
  *             BatonConfig.Builder#claimOnEnqueue(boolean)}. With {@code BATON_ENQUEUE_VIA=same}
  *             (W2), true lets an enqueue with a slot free claim its job in the insert; false
  *             measures the NOTIFY-free local wake-up and a claim statement instead.
- *         <li>{@code BATON_PREFETCH} [the concurrency]: the working client's {@link
- *             BatonConfig.Builder#prefetch(int)}, the jobs its queue claims ahead of its free
- *             slots; with it, a few slots can take claims as large as many slots do.
+ *         <li>{@code BATON_PREFETCH} [unset: the library's adaptive claim depth]: the working
+ *             client's {@link BatonConfig.Builder#prefetch(int)}, a fixed number of jobs its queue
+ *             claims ahead of its free slots.
  *       </ul>
  * </ul>
  *
@@ -82,10 +84,17 @@ record HarnessSettings(
     int bulkChunk,
     boolean claimOnEnqueue,
     boolean keepCompleted,
-    Integer prefetch) {
+    Integer prefetch,
+    List<String> tunedBy) {
 
   /** Baton's schema: the default one. The database is created fresh for every run. */
   static final String SCHEMA = BatonConfig.DEFAULT_SCHEMA;
+
+  /**
+   * The graphile-worker adapter's concurrency when {@code GW_CONCURRENCY} is unset (the harness's
+   * js/adapters/graphile.mjs).
+   */
+  static final int GRAPHILE_CONCURRENCY = 24;
 
   /** The queue the working client works (EnqueueOptions' default queue). */
   static final String QUEUE = "default";
@@ -111,7 +120,7 @@ record HarnessSettings(
       throw new IllegalArgumentException(
           "BATON_ENQUEUE_VIA must be same, client or process, got " + via);
     }
-    int concurrency = envInt("BATON_CONCURRENCY", 64);
+    int concurrency = envInt("BATON_CONCURRENCY", envInt("GW_CONCURRENCY", GRAPHILE_CONCURRENCY));
     String claim = env("BATON_CLAIM_ON_ENQUEUE", "true");
     if (!claim.equals("true") && !claim.equals("false")) {
       throw new IllegalArgumentException(
@@ -140,7 +149,45 @@ record HarnessSettings(
         envInt("BATON_BULK_CHUNK", 0),
         Boolean.parseBoolean(claim),
         Boolean.parseBoolean(keep),
-        env("BATON_PREFETCH", null) == null ? null : envInt("BATON_PREFETCH", 0));
+        env("BATON_PREFETCH", null) == null ? null : envInt("BATON_PREFETCH", 0),
+        tunedBy(claim, keep));
+  }
+
+  /**
+   * What this run sets beyond the library's defaults and the graphile-equal concurrency: the
+   * settings that make it a tuned row rather than the default one.
+   */
+  private static List<String> tunedBy(String claimOnEnqueue, String keepCompleted) {
+    List<String> t = new ArrayList<>();
+    if (env("BATON_CONCURRENCY", null) != null) {
+      t.add("concurrency " + envInt("BATON_CONCURRENCY", 0));
+    }
+    if (env("BATON_PREFETCH", null) != null) {
+      t.add("prefetch " + envInt("BATON_PREFETCH", 0));
+    }
+    if (keepCompleted.equals("false")) {
+      t.add("completed rows deleted");
+    }
+    if (claimOnEnqueue.equals("false")) {
+      t.add("claimOnEnqueue false");
+    }
+    List<String> jvm = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    if (!jvm.isEmpty()) {
+      t.add("JVM flags " + String.join(" ", jvm));
+    }
+    return List.copyOf(t);
+  }
+
+  /**
+   * {@code default} when the working client runs {@link BatonConfig#defaults()} with only its
+   * queue's concurrency set, equal to graphile-worker's in the same run, on default JVM flags; else
+   * {@code tuned: } and what was set. The pool size, the enqueue path and the bulk chunking are the
+   * adapter's, not Baton settings, and do not count.
+   */
+  String configuration() {
+    return tunedBy.isEmpty()
+        ? "default (BatonConfig defaults, concurrency " + concurrency + " as graphile-worker's)"
+        : "tuned: " + String.join(", ", tunedBy);
   }
 
   /** A fixed-size HikariCP pool (minimum idle = maximum, as HikariCP recommends). */
@@ -208,8 +255,13 @@ record HarnessSettings(
   Map<String, Object> info() {
     BatonConfig w = workerConfig();
     Map<String, Object> tuning = new LinkedHashMap<>();
+    tuning.put("configuration", configuration());
     tuning.put("concurrency", concurrency);
-    tuning.put("prefetch", w.prefetchOf(concurrency));
+    tuning.put(
+        "prefetch",
+        prefetch != null
+            ? prefetch
+            : "adaptive, up to " + w.prefetchOf(concurrency) + " (BatonConfig default)");
     tuning.put("hikariPoolSize", poolSize);
     tuning.put("enqueueVia", workload.equals("w2") ? enqueueVia : "same");
     tuning.put("claimOnEnqueue", claimOnEnqueue);

@@ -447,7 +447,8 @@ class ServiceStartStopStressTest {
                       new Long[0],
                       Duration.ofMinutes(1),
                       100,
-                      2));
+                      2,
+                      false));
           return new Instance(
               producer::start,
               () -> producer.stop(STOP_TIMEOUT),

@@ -199,9 +199,10 @@ public final class JobExecutor {
           JobContextImpl context = new JobContextImpl(rj, this);
           // The timeout runs from the start (a job may wait briefly in its producer's buffer);
           // the stored deadline, a timeout plus a lease after the claim, is still later.
-          rescheduleTimeout(rj, System.nanoTime() + saturatedNanos(timeoutOf(entry)));
+          long startedAt = System.nanoTime();
+          rj.startedAtNanos(startedAt);
+          rescheduleTimeout(rj, startedAt + saturatedNanos(timeoutOf(entry)));
           JobListener listener = counters.listener;
-          long startedAt = listener == null ? 0 : System.nanoTime();
           if (listener != null) {
             listener.handlerStarting(
                 job, job.dueForMicros() * 1_000 + (startedAt - rj.claimedAtNanos()));

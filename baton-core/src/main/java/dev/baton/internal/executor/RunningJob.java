@@ -4,6 +4,7 @@ import dev.baton.internal.db.ClaimedJob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * A job this node holds, from claim until its finish is written or dropped. Shared by the producer
@@ -18,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class RunningJob {
   private final ClaimedJob job;
-  private final Runnable releaseSlot;
+  private final Consumer<RunningJob> releaseSlot;
   private final ReentrantLock lock = new ReentrantLock();
   private Thread thread;
   private StopReason stopReason;
@@ -26,6 +27,8 @@ public final class RunningJob {
   private volatile boolean started;
   private volatile boolean completedInTransaction;
   private final long claimedAtNanos;
+  private volatile long
+      startedAtNanos; // local monotonic clock; 0 until the handler is about to run
   private volatile long deadlineNanos; // local monotonic clock; 0 until the executor sets it
   private volatile long leaseKnownUntilNanos;
   private volatile boolean timed; // the handler runs under its deadline (TimeoutSweeper)
@@ -38,6 +41,15 @@ public final class RunningJob {
    * or late, and the holder's lease starts no later than the stored one.
    */
   public RunningJob(ClaimedJob job, Runnable releaseSlot, long claimedAtNanos, Duration lease) {
+    this(job, rj -> releaseSlot.run(), claimedAtNanos, lease);
+  }
+
+  /**
+   * As {@link #RunningJob(ClaimedJob, Runnable, long, Duration)}, with a {@code releaseSlot} that
+   * is given this job, so its producer can read {@link #startedAtNanos()} when the slot comes back.
+   */
+  public RunningJob(
+      ClaimedJob job, Consumer<RunningJob> releaseSlot, long claimedAtNanos, Duration lease) {
     this.job = job;
     this.releaseSlot = releaseSlot;
     this.claimedAtNanos = claimedAtNanos;
@@ -147,6 +159,18 @@ public final class RunningJob {
     return claimedAtNanos;
   }
 
+  /**
+   * {@link System#nanoTime()} taken just before the handler was called, or 0 when it was not (the
+   * job was dropped, cancelled or refused before its handler ran).
+   */
+  public long startedAtNanos() {
+    return startedAtNanos;
+  }
+
+  void startedAtNanos(long nanos) {
+    this.startedAtNanos = nanos;
+  }
+
   /** When the current attempt times out, on the wall clock (from the local monotonic deadline). */
   public Instant deadline() {
     long d = deadlineNanos;
@@ -187,6 +211,6 @@ public final class RunningJob {
   }
 
   void releaseSlot() {
-    releaseSlot.run();
+    releaseSlot.accept(this);
   }
 }

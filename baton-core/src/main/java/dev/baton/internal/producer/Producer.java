@@ -51,6 +51,11 @@ public final class Producer {
    * What a producer needs to claim.
    *
    * @param retryDelay how long to wait after a failed claim before claiming again
+   * @param prefetch with {@code adaptivePrefetch}, the most jobs each claim stream holds beyond the
+   *     free slots ({@link dev.baton.BatonConfig#ADAPTIVE_PREFETCH_LIMIT}); without it, exactly how
+   *     many it claims ahead while the queue has a backlog
+   * @param adaptivePrefetch whether the claim depth follows the measured claim round trip and
+   *     handler run time ({@link #depth()}), as it does unless {@code prefetch(n)} fixed it
    */
   public record Settings(
       String queue,
@@ -62,7 +67,8 @@ public final class Producer {
       Long[] timeoutMillis,
       Duration defaultTimeout,
       int completionBatchSize,
-      int prefetch) {}
+      int prefetch,
+      boolean adaptivePrefetch) {}
 
   private final DataSource dataSource;
   private final HolderStore store;
@@ -89,6 +95,11 @@ public final class Producer {
   // been sent before what woke us (a resume, an enqueue), so the other stream claims once more
   // when its statement returns instead of sleeping on a short claim.
   private final AtomicBoolean claimAgain = new AtomicBoolean();
+  // The adaptive depth's two measurements (System.nanoTime spans, 0 until measured): moving
+  // averages of a claim statement's round trip and of a handler's run time. Updated by several
+  // threads without a lock; a lost update only delays the average.
+  private volatile long claimNanos;
+  private volatile long handlerNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private final Thread[] threads;
@@ -281,11 +292,19 @@ public final class Producer {
     }
   }
 
-  private void release() {
+  private void release(RunningJob done) {
+    if (settings.adaptivePrefetch()) {
+      long started = done.startedAtNanos();
+      if (started != 0) {
+        long ran = System.nanoTime() - started;
+        long avg = handlerNanos;
+        handlerNanos = avg == 0 ? Math.max(1, ran) : Math.max(1, avg + (ran - avg) / 8);
+      }
+    }
     RunningJob next = running ? takeBuffered() : null;
     if (next != null) {
       executor.execute(next); // the slot passes straight to the next buffered job
-      if (buffered.get() <= prefetch() / 2) {
+      if (buffered.get() <= depth() / 2) {
         wake(); // claim more before the buffer runs dry
       }
       return;
@@ -297,11 +316,31 @@ public final class Producer {
   }
 
   /**
-   * Jobs claimed beyond the free slots when the queue has a backlog: {@link
-   * dev.baton.BatonConfig#prefetchOf(int)}, by default the queue's concurrency.
+   * Jobs each claim stream holds beyond the free slots while the queue has a backlog. Fixed by
+   * {@code prefetch(n)}; otherwise (the default) as many as the slots run in two claim round trips,
+   * {@code 2 * concurrency * claimRoundTrip / handlerRunTime} (both moving averages), and never
+   * more than they run in a quarter lease nor than {@link
+   * dev.baton.BatonConfig#ADAPTIVE_PREFETCH_LIMIT}. Two round trips because a stream claims again
+   * when the buffer is half empty: the half left lasts one round trip. Handlers shorter than a
+   * round trip make it grow, up to the limit; ones longer than {@code 2 * concurrency} round trips
+   * make it 0 (claim only free slots), and it is 0 until a handler of the queue has returned. So
+   * the buffer holds about two round trips of this node's own work, which is all another node that
+   * competes for the queue can find waiting here, and a buffered job waits far less than the half
+   * lease after which it is handed back.
    */
-  private int prefetch() {
-    return settings.prefetch();
+  int depth() {
+    if (!settings.adaptivePrefetch()) {
+      return settings.prefetch();
+    }
+    long job = handlerNanos;
+    long rtt = claimNanos;
+    if (job == 0 || rtt == 0) {
+      return 0;
+    }
+    long slots = settings.concurrency();
+    long roundTrips = 2 * slots * rtt / job;
+    long quarterLease = slots * (settings.lease().toNanos() / 4) / job;
+    return (int) Math.min(settings.prefetch(), Math.min(roundTrips, quarterLease));
   }
 
   /**
@@ -379,8 +418,9 @@ public final class Producer {
       slotsWereFull = true;
       startBufferedIntoFreeSlots();
       int free = settings.concurrency() - inFlight.get();
-      int ahead = backlogged ? prefetch() - buffered.get() : 0;
-      if (free <= 0 && ahead <= prefetch() / 2) {
+      int depth = depth();
+      int ahead = backlogged ? depth - buffered.get() : 0;
+      if (free <= 0 && ahead <= depth / 2) {
         return; // slots busy and the buffer at least half full: wait for a slot
       }
       int asked = claiming.get();
@@ -438,6 +478,9 @@ public final class Producer {
       claimed = r.claimed();
     }
     claimFailures.succeeded();
+    long rtt = Math.max(1, System.nanoTime() - claimedAt);
+    long avg = claimNanos;
+    claimNanos = avg == 0 ? rtt : Math.max(1, avg + (rtt - avg) / 4);
     for (ClaimedJob job : claimed) {
       RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
       RunningJob older = held.add(rj);
