@@ -2,11 +2,14 @@
 # Baton as an external system of the peer-queue benchmark (../shared/bench/peers, README "Adding a
 # system from another repository (external command)"). The harness runs this once per measurement,
 # with the database and the workload in the environment; dev.baton.bench.HarnessAdapter does the
-# work and speaks the protocol on stdout. Register it with an absolute path, e.g. from the root of
-# this repository:
+# work and speaks the protocol on stdout. With no BATON_* tuning it runs the default configuration:
+# BatonConfig defaults, default JVM flags, and the queue concurrency the harness gives
+# graphile-worker (GW_CONCURRENCY, else 24). Any BATON_* tuning below (or BATON_JAVA_OPTS) makes it
+# a tuned run, reported as such in its info line; give those labels of their own. Register it with
+# an absolute path, e.g. from the root of this repository:
 #
-#   EXTERNAL_SYSTEMS="baton=$PWD/baton-benchmarks/harness.sh; baton-client=env BATON_ENQUEUE_VIA=client $PWD/baton-benchmarks/harness.sh" \
-#   W1_SYSTEMS="graphile pgboss baton raw" W2_SYSTEMS="graphile pgboss baton baton-client" \
+#   EXTERNAL_SYSTEMS="baton=$PWD/baton-benchmarks/harness.sh; baton-client=env BATON_ENQUEUE_VIA=client $PWD/baton-benchmarks/harness.sh; baton-tuned=env BATON_CONCURRENCY=64 BATON_PREFETCH=2048 BATON_KEEP_COMPLETED=false $PWD/baton-benchmarks/harness.sh" \
+#   W1_SYSTEMS="graphile pgboss baton baton-tuned raw" W2_SYSTEMS="graphile pgboss baton baton-client" \
 #   W3_SYSTEMS="graphile pgboss baton raw" ../shared/bench/peers/run.sh
 #
 # stdout is the protocol channel: the build's output goes to stderr.

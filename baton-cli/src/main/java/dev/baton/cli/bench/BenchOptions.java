@@ -93,7 +93,7 @@ public record BenchOptions(
           --database-url URL    JDBC URL of the server; default: an embedded PostgreSQL
                                 (e.g. 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres')
           --prefetch N          jobs the worked queue claims ahead of its free slots while it
-                                has a backlog (BatonConfig prefetch; default: --workers)
+                                has a backlog (BatonConfig prefetch; default: adaptive)
           --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
                                 a third of the 30 s lease)
           --keep-schemas        keep the bench_* schemas (default: dropped at exit)
