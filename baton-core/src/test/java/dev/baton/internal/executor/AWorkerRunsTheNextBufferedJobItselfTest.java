@@ -16,7 +16,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -42,39 +45,13 @@ class AWorkerRunsTheNextBufferedJobItselfTest {
       NodeCounters counters = new NodeCounters();
       AtomicInteger ran = new AtomicInteger();
       AtomicInteger submitted = new AtomicInteger();
-      ExecutorService pool = Executors.newFixedThreadPool(1);
+      // One worker thread that counts the tasks it is given.
       ExecutorService workers =
-          new java.util.concurrent.AbstractExecutorService() {
+          new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>()) {
             @Override
             public void execute(Runnable task) {
               submitted.incrementAndGet();
-              pool.execute(task);
-            }
-
-            @Override
-            public void shutdown() {
-              pool.shutdown();
-            }
-
-            @Override
-            public java.util.List<Runnable> shutdownNow() {
-              return pool.shutdownNow();
-            }
-
-            @Override
-            public boolean isShutdown() {
-              return pool.isShutdown();
-            }
-
-            @Override
-            public boolean isTerminated() {
-              return pool.isTerminated();
-            }
-
-            @Override
-            public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit)
-                throws InterruptedException {
-              return pool.awaitTermination(timeout, unit);
+              super.execute(task);
             }
           };
       ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
@@ -129,7 +106,7 @@ class AWorkerRunsTheNextBufferedJobItselfTest {
       } finally {
         producer.stop(Duration.ofSeconds(5));
         completer.stop(Duration.ofSeconds(5));
-        pool.shutdownNow();
+        workers.shutdownNow();
         timer.shutdownNow();
       }
       // A hand-off per job would submit 200 tasks; the buffer is drained by the worker whose job
