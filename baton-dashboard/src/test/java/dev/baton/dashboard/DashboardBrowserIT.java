@@ -56,8 +56,14 @@ class DashboardBrowserIT {
   static void start() throws IOException {
     for (String exe : new String[] {CHROMIUM, CHROMEDRIVER}) {
       if (!new File(exe).canExecute()) {
-        throw new AssertionError(
-            exe + " is missing; install it with: apt-get install -y chromium chromium-driver");
+        String missing =
+            exe + " is missing; install it with: apt-get install -y chromium chromium-driver";
+        // CI installs both (.ci/run), so there a missing browser is a failure; a developer's
+        // machine without them skips the browser test and says why.
+        if ("true".equals(System.getenv("CI"))) {
+          throw new AssertionError(missing);
+        }
+        org.junit.jupiter.api.Assumptions.abort(missing);
       }
     }
     f = new Fixture();
