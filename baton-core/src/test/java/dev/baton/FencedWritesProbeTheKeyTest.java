@@ -80,9 +80,6 @@ class FencedWritesProbeTheKeyTest {
         assertThat(store.completeIfHeld(c, ids[3], fences[3])).isTrue();
         c.commit();
       }
-      // A retried completion looks its own earlier write up, by key as well.
-      assertThat(store.finishIfHeld(ds, List.of(Finish.completed(ids[0], fences[0]))))
-          .hasSize(completed == HolderStore.CompletedRows.KEPT ? 1 : 0);
       List<PlanRecorder.Plan> holderWrites = recorder.plans();
       // Nor does any of them, or a claim, read the whole table: the rows a claim picked are updated
       // by key too, also in the generic plan (which estimates a tenth of the table for "LIMIT ?").

@@ -29,9 +29,7 @@ import org.slf4j.LoggerFactory;
  * whatever no producer took by then (the queue is drained, or its slots are full) the completer
  * thread, {@code baton-completer}, writes on its own, as soon as a batch is full or the oldest has
  * waited the delay. Other finishes are written at once. A finish that matched no row belonged to a
- * holder that lost the job: it is dropped, counted as fenced and logged once. A retried completion
- * whose earlier try committed (its reply lost) finds its job completed under its own fence and is
- * counted as written ({@link HolderStore#finishIfHeld}).
+ * holder that lost the job: it is dropped, counted as fenced and logged once.
  *
  * <p>Both queues are bounded: when one is full, handlers block in {@link #submit}, which slows
  * claiming (backpressure). If the database is down, a batch is retried; its jobs stay held, so

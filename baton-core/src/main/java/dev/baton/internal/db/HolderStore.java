@@ -346,19 +346,6 @@ public final class HolderStore {
       SELECT done.fence, NULL FROM done
       """;
 
-  // Which of the given completions are already final as completed under their own fence: a retry
-  // of a completion whose commit reached the server but whose reply was lost finds its own write
-  // here. A rescue never yields completed and a claim draws a new fence, so completed under the
-  // completion's fence can only be that holder's own write. Probed by primary key, one pair at a
-  // time, as the writes are. Binds: ids, fences.
-  private static final String ALREADY_COMPLETED =
-      """
-      SELECT done.fence FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)
-      CROSS JOIN LATERAL (
-        SELECT j.fence FROM ${schema}.job j
-        WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'completed'::text)
-      ) done""";
-
   // Transactional completion, on the handler's own connection and transaction. Binds: id, fence.
   private static final String COMPLETE_IF_HELD =
       """
@@ -440,7 +427,6 @@ public final class HolderStore {
   private final String finishManyIfHeld;
   private final String completeIfHeld;
   private final String heartbeatIfHeld;
-  private final String alreadyCompleted;
   private final String extendIfHeld;
 
   /** Prepares the SQL text for {@code schema}, keeping completed rows. */
@@ -461,7 +447,6 @@ public final class HolderStore {
         schema.expand(delete ? FINISH_MANY_IF_HELD_DELETING : FINISH_MANY_IF_HELD);
     this.completeIfHeld = schema.expand(delete ? DELETE_IF_HELD : COMPLETE_IF_HELD);
     this.heartbeatIfHeld = schema.expand(HEARTBEAT_IF_HELD);
-    this.alreadyCompleted = schema.expand(ALREADY_COMPLETED);
     this.extendIfHeld = schema.expand(EXTEND_IF_HELD);
   }
 
@@ -595,12 +580,6 @@ public final class HolderStore {
   /**
    * Writes {@code finishes}, each only if its holder still holds the job. Returns the fences of the
    * finishes that were written (a fence names one claim of one job); the others were fenced off.
-   *
-   * <p>A completion that matched no running row but whose job is already completed under its fence
-   * was written before, by an earlier try of this same finish whose reply was lost: it counts as
-   * written. Failure outcomes are not recognised so: a rescue also leaves its job retryable or
-   * discarded under the holder's fence. Nor are completions that delete their row (completed
-   * retention zero): the row is gone, so a retry of such a completion is counted as fenced.
    */
   public Set<Long> finishIfHeld(DataSource ds, List<Finish> finishes) {
     if (finishes.isEmpty()) {
@@ -610,35 +589,7 @@ public final class HolderStore {
     return Db.inTransaction(
         ds,
         "cannot record finished jobs (" + finishes.size() + " jobs)",
-        c -> {
-          Set<Long> written = allPlain ? completeMany(c, finishes) : finishMany(c, finishes);
-          written.addAll(alreadyCompleted(c, finishes, written));
-          return written;
-        });
-  }
-
-  /**
-   * The fences of the completions among {@code finishes} not in {@code written} whose job is
-   * already completed under that fence; none are looked up when every finish was written.
-   */
-  private Set<Long> alreadyCompleted(Connection c, List<Finish> finishes, Set<Long> written)
-      throws SQLException {
-    List<Long> ids = new ArrayList<>();
-    List<Long> fences = new ArrayList<>();
-    for (Finish f : finishes) {
-      if ("completed".equals(f.state()) && !written.contains(f.fence())) {
-        ids.add(f.id());
-        fences.add(f.fence());
-      }
-    }
-    if (ids.isEmpty() || deletesCompleted) {
-      return Set.of();
-    }
-    try (PreparedStatement ps = c.prepareStatement(alreadyCompleted)) {
-      ps.setArray(1, c.createArrayOf("int8", ids.toArray()));
-      ps.setArray(2, c.createArrayOf("int8", fences.toArray()));
-      return readFences(ps, ids.size());
-    }
+        c -> allPlain ? completeMany(c, finishes) : finishMany(c, finishes));
   }
 
   /** Writes one finish on the caller's connection. Returns whether it was written. */
