@@ -137,7 +137,9 @@ public class BatonProperties {
   /** Whether handlers run on virtual threads; default: yes on Java 21+, a pool on Java 17. */
   private Boolean virtualThreads;
 
-  /** Fixes how many jobs each queue claims ahead of its free slots; default: a depth that adapts. */
+  /**
+   * Fixes how many jobs each queue claims ahead of its free slots; default: a depth that adapts.
+   */
   private Integer prefetch;
 
   /** Backoff of failed attempts. */
