@@ -21,6 +21,7 @@ import static dev.baton.property.Step.heartbeat;
 import static dev.baton.property.Step.jump;
 import static dev.baton.property.Step.maintain;
 import static dev.baton.property.Step.rescue;
+import static dev.baton.property.Step.retryComplete;
 import static dev.baton.property.Step.schedule;
 import static dev.baton.property.Step.snooze;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -165,6 +166,36 @@ class FencingPropertyTest {
       assertThat(w.latestHolder(0)).isEqualTo(1);
       assertThat(w.state(0)).isEqualTo("completed");
       assertThat(w.completions(0)).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A completion retried after its reply was lost finds its own write, once the job is completed
+   * under its fence; the holder that lost the job finds nothing, before and after the new holder
+   * completes it, and no retry completes a job a second time.
+   */
+  @Test
+  void aRetriedCompletionFindsOnlyItsOwnWrite() {
+    try (FencingWorld w = new FencingWorld(pool())) {
+      w.replay(
+          claim(0, 1),
+          retryComplete(0, LATEST), // the first try never reached the server: written now
+          retryComplete(0, LATEST), // its reply lost: found, not written again
+          claim(1, 2),
+          jump(65),
+          rescue(),
+          schedule(),
+          claim(2, 2),
+          retryComplete(1, PREVIOUS),
+          complete(1, LATEST),
+          retryComplete(1, PREVIOUS),
+          retryComplete(1, LATEST),
+          retryComplete(1, NEVER));
+      assertThat(w.state(0)).isEqualTo("completed");
+      assertThat(w.completions(0)).isEqualTo(1);
+      assertThat(w.state(1)).isEqualTo("completed");
+      assertThat(w.completions(1)).isEqualTo(1);
+      assertThat(w.latestHolder(1)).isEqualTo(2);
     }
   }
 

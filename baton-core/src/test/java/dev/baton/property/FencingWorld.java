@@ -26,6 +26,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +75,7 @@ final class FencingWorld implements AutoCloseable {
   static final String JOB_RESCUED = "a job was rescued";
   static final String JOB_RECLAIMED = "a job was claimed again";
   static final String RUNNING_WITH_OLD_CLAIMS = "checked: a job ran with older claims around";
+  static final String RETRY_FOUND_OWN_WRITE = "a retried completion found its own write";
 
   /** Events a scenario can produce; the property reports how many tries saw each. */
   static final List<String> EVENTS =
@@ -87,7 +89,8 @@ final class FencingWorld implements AutoCloseable {
           RESCUE_SKIPPED_LOCKED_JOB,
           JOB_RESCUED,
           JOB_RECLAIMED,
-          RUNNING_WITH_OLD_CLAIMS);
+          RUNNING_WITH_OLD_CLAIMS,
+          RETRY_FOUND_OWN_WRITE);
 
   private static final String QUEUE = "fencing";
   // A queue with no jobs, for probes that must claim nothing.
@@ -387,6 +390,35 @@ final class FencingWorld implements AutoCloseable {
           return written;
         },
         () -> jobs[j].state = "completed");
+  }
+
+  // A completion retried after a try that failed without an answer: written if its writer holds
+  // the job; reported written, with the row unchanged and no second completion, if the job is
+  // completed under the writer's own fence (the earlier try landed); otherwise refused.
+  void retryComplete(int j, Writer w) {
+    JobModel m = jobs[j];
+    long f = fenceOf(j, w);
+    noteWriter(j, f);
+    boolean current = isCurrent(j, f);
+    boolean ownWrite = f != 0 && m.state.equals("completed") && m.fence == f;
+    String before = row(j);
+    Set<Long> written =
+        store.finishRetriedIfHeld(ds, List.of(Finish.completed(ids[j], f)), Set.of(f));
+    check(written.isEmpty() || written.equals(Set.of(f)), "a retry reported fences " + written);
+    if (current) {
+      check(!written.isEmpty(), "a retried completion of j" + j + " by its holder was refused");
+      countCompletion(j);
+      m.state = "completed";
+    } else if (ownWrite) {
+      events.add(RETRY_FOUND_OWN_WRITE);
+      check(!written.isEmpty(), "a retried completion of j" + j + " missed its own write");
+      checkUnchanged(j, before, "a retried completion that found its own write");
+    } else {
+      check(
+          written.isEmpty(),
+          "a retried completion of j" + j + " with old fence " + f + " was written");
+      checkUnchanged(j, before, "a stale retried completion with fence " + f);
+    }
   }
 
   void completeAndClaim(int j, Writer w, int limit) {
@@ -777,6 +809,25 @@ final class FencingWorld implements AutoCloseable {
     check(written.isEmpty(), "completions with old fences were written: " + written);
     written = store.finishIfHeld(ds, finishes);
     check(written.isEmpty(), "finishes with old fences were written: " + written);
+    // Retried, the same writes change nothing either; a completion reports written exactly when
+    // its job is completed under its fence (the earlier try of that holder landed).
+    Set<Long> staleFences = new HashSet<>();
+    Set<Long> ownWrites = new HashSet<>();
+    for (long[] p : stale) {
+      staleFences.add(p[1]);
+      Row r = rows.get(p[0]);
+      if (p[1] != 0 && r.state().equals("completed") && r.fence() == p[1]) {
+        ownWrites.add(p[1]);
+      }
+    }
+    written = store.finishRetriedIfHeld(ds, completions, staleFences);
+    check(
+        written.equals(ownWrites),
+        "retried completions with old fences reported " + written + ", expected " + ownWrites);
+    written = store.finishRetriedIfHeld(ds, finishes, staleFences);
+    check(
+        written.equals(ownWrites),
+        "retried finishes with old fences reported " + written + ", expected " + ownWrites);
     HolderStore.CompleteAndClaim r =
         store.completeAndClaim(ds, completions, claimParams(EMPTY_QUEUE, 0, 1));
     check(

@@ -67,9 +67,9 @@ final class Scenarios {
   }
 
   // complete 1, complete-and-claim 1, fail 3, snooze 4, cancel by the handler 1, transactional
-  // completion 5, lease extension 1.
+  // completion 5, lease extension 1, retried completion 2.
   private static Step write(Random r, int j, Writer w) {
-    int pick = r.nextInt(16);
+    int pick = r.nextInt(18);
     if (pick < 1) {
       return Step.complete(j, w);
     } else if (pick < 2) {
@@ -84,8 +84,10 @@ final class Scenarios {
       TxEnd end = TxEnd.values()[r.nextInt(TxEnd.values().length)];
       Meanwhile meanwhile = Meanwhile.values()[r.nextInt(Meanwhile.values().length)];
       return Step.completeIn(j, w, end, meanwhile);
-    } else {
+    } else if (pick < 16) {
       return Step.extend(j, w);
+    } else {
+      return Step.retryComplete(j, w);
     }
   }
 

@@ -62,6 +62,14 @@ interface Step {
   }
 
   /**
+   * {@code writer} retries its plain completion of {@code job} after a try that failed without an
+   * answer (which may have committed), as the completer does.
+   */
+  static Step retryComplete(int job, Writer writer) {
+    return new RetryComplete(job, writer);
+  }
+
+  /**
    * {@code writer} completes {@code job} and claims up to {@code limit} jobs in one statement, as a
    * producer does.
    */
@@ -174,6 +182,19 @@ interface Step {
     @Override
     public String toString() {
       return "complete(" + job + ", " + writer + ")";
+    }
+  }
+
+  /** See {@link Step#retryComplete}. */
+  record RetryComplete(int job, Writer writer) implements Step {
+    @Override
+    public void applyTo(FencingWorld w) {
+      w.retryComplete(job, writer);
+    }
+
+    @Override
+    public String toString() {
+      return "retryComplete(" + job + ", " + writer + ")";
     }
   }
 

@@ -20,6 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Connections accepted meanwhile are held the same way, and a peer's close is not passed on. {@link
  * #resume()} forwards again, bytes held meanwhile included.
  *
+ * <p>It can also lose one reply ({@link #loseReplyTo}): the next client message that contains a
+ * given text is forwarded, the server's answer is read and thrown away, and then the connection is
+ * closed on both sides, as when a connection breaks after a commit reached the server.
+ *
  * <p>Each connection has two pump threads; a pump holds at most one chunk it read while the proxy
  * is a black hole, the rest waits in the kernel's buffers.
  */
@@ -31,6 +35,10 @@ public final class BlackHoleProxy implements AutoCloseable {
   private final Condition forwarding = lock.newCondition();
   private boolean blackHole; // guarded by lock
   private volatile boolean closed;
+  private final java.util.concurrent.atomic.AtomicReference<byte[]> loseReplyTo =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicInteger repliesLost =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   private BlackHoleProxy(ServerSocket server, InetSocketAddress target) {
     this.server = server;
@@ -76,6 +84,21 @@ public final class BlackHoleProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * Loses the server's answer to the next client message that contains {@code text} (sent as
+   * statement text: connect with {@code prepareThreshold=0} so that statements are sent as text
+   * every time): the message reaches the server, whose answer is read and dropped, and then the
+   * connection is closed on both sides. Once.
+   */
+  public void loseReplyTo(String text) {
+    loseReplyTo.set(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** How many answers {@link #loseReplyTo} has dropped. */
+  public int repliesLost() {
+    return repliesLost.get();
+  }
+
   @Override
   public void close() throws IOException {
     closed = true;
@@ -96,8 +119,9 @@ public final class BlackHoleProxy implements AutoCloseable {
         upstream.setTcpNoDelay(true);
         sockets.add(client);
         sockets.add(upstream);
-        pump(client, upstream, "up");
-        pump(upstream, client, "down");
+        Pair pair = new Pair(client, upstream);
+        pump(client, upstream, "up", pair);
+        pump(upstream, client, "down", pair);
       } catch (IOException e) {
         if (!closed) {
           System.err.println("proxy: cannot accept or connect: " + e);
@@ -106,7 +130,20 @@ public final class BlackHoleProxy implements AutoCloseable {
     }
   }
 
-  private void pump(Socket from, Socket to, String direction) {
+  /** One proxied connection; {@code losing} once its next answer is to be dropped. */
+  private static final class Pair {
+    final Socket client;
+    final Socket upstream;
+    volatile boolean losing;
+
+    Pair(Socket client, Socket upstream) {
+      this.client = client;
+      this.upstream = upstream;
+    }
+  }
+
+  private void pump(Socket from, Socket to, String direction, Pair pair) {
+    boolean up = from == pair.client;
     Thread t =
         new Thread(
             () -> {
@@ -116,6 +153,24 @@ public final class BlackHoleProxy implements AutoCloseable {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
                   awaitForwarding();
+                  if (up) {
+                    byte[] marker = loseReplyTo.get();
+                    if (marker != null
+                        && contains(buf, n, marker)
+                        && loseReplyTo.compareAndSet(marker, null)) {
+                      pair.losing = true; // before the server can answer
+                    }
+                  } else if (pair.losing) {
+                    // The server's answer to what the client sent last: drop it, and once it is
+                    // whole (it ends with ReadyForQuery, sent after the commit), break the pair.
+                    if (endsWithReadyForQuery(buf, n)) {
+                      repliesLost.incrementAndGet();
+                      closeQuietly(pair.client);
+                      closeQuietly(pair.upstream);
+                      return;
+                    }
+                    continue;
+                  }
                   out.write(buf, 0, n);
                   out.flush();
                 }
@@ -142,6 +197,29 @@ public final class BlackHoleProxy implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+  }
+
+  // A ReadyForQuery message: 'Z', length 5, and the transaction status byte.
+  private static boolean endsWithReadyForQuery(byte[] buf, int n) {
+    return n >= 6
+        && buf[n - 6] == 'Z'
+        && buf[n - 5] == 0
+        && buf[n - 4] == 0
+        && buf[n - 3] == 0
+        && buf[n - 2] == 5;
+  }
+
+  private static boolean contains(byte[] buf, int n, byte[] marker) {
+    outer:
+    for (int i = 0; i + marker.length <= n; i++) {
+      for (int k = 0; k < marker.length; k++) {
+        if (buf[i + k] != marker[k]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   private static void closeQuietly(Socket s) {

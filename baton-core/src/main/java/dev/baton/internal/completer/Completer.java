@@ -8,6 +8,7 @@ import dev.baton.internal.executor.NodeCounters;
 import dev.baton.internal.executor.RunningJob;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -31,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * waited the delay. Other finishes are written at once. A finish that matched no row belonged to a
  * holder that lost the job: it is dropped, counted as fenced and logged once.
  *
+ * <p>A write that failed without an answer (the connection broke) may still have committed, its
+ * reply lost. Its finishes are retried as such ({@link HolderStore#finishRetriedIfHeld}): one that
+ * matches no running row but finds its own outcome under its own fence was written by the earlier
+ * try and counts as written, not as fenced.
+ *
  * <p>Both queues are bounded: when one is full, handlers block in {@link #submit}, which slows
  * claiming (backpressure). If the database is down, a batch is retried; its jobs stay held, so
  * heartbeats keep their leases while they can.
@@ -43,8 +49,18 @@ public final class Completer implements FinishQueue {
   private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(1);
   private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-  /** A finish waiting to be written, with the counter to bump once it is. */
-  public record Pending(RunningJob job, Finish finish, LongAdder onWritten, long queuedAtNanos) {}
+  /**
+   * A finish waiting to be written, with the counter to bump once it is; {@code retried} when an
+   * earlier try to write it failed without an answer, so it may be written already.
+   */
+  public record Pending(
+      RunningJob job, Finish finish, LongAdder onWritten, long queuedAtNanos, boolean retried) {
+
+    /** This finish, marked as one whose earlier try may have been written. */
+    Pending asRetried() {
+      return retried ? this : new Pending(job, finish, onWritten, queuedAtNanos, true);
+    }
+  }
 
   private final DataSource dataSource;
   private final HolderStore store;
@@ -99,7 +115,7 @@ public final class Completer implements FinishQueue {
   @Override
   public void submit(RunningJob job, Finish finish, LongAdder onWritten)
       throws InterruptedException {
-    Pending p = new Pending(job, finish, onWritten, System.nanoTime());
+    Pending p = new Pending(job, finish, onWritten, System.nanoTime(), false);
     if (finish.isPlainCompletion()) {
       completions.put(p);
       if (idle || completions.size() >= batchSize) {
@@ -124,9 +140,14 @@ public final class Completer implements FinishQueue {
     return out;
   }
 
-  /** Gives back completions a producer took but could not write; the completer retries them. */
+  /**
+   * Gives back completions a producer took but could not write (its statement failed, perhaps after
+   * it committed); the completer retries them as such.
+   */
   public void requeue(List<Pending> pending) {
-    retries.addAll(pending);
+    for (Pending p : pending) {
+      retries.add(p.asRetried());
+    }
     LockSupport.unpark(thread);
   }
 
@@ -185,6 +206,8 @@ public final class Completer implements FinishQueue {
           writeOneByOne(batch);
           continue;
         }
+        // The statement may have reached the server and committed: retry as such.
+        batch.replaceAll(Pending::asRetried);
         if (!outage.failed("writing " + batch.size() + " finished jobs", e)) {
           log.warn(
               "cannot write {} finished jobs; retrying in {} ms (the jobs stay running and leased)",
@@ -227,7 +250,7 @@ public final class Completer implements FinishQueue {
     for (Pending p : rows) {
       List<Pending> one = List.of(p);
       try {
-        settle(one, store.finishIfHeld(dataSource, finishes(one)));
+        settle(one, writeFinishes(one));
         continue;
       } catch (RuntimeException e) {
         if (!isDataError(e)) {
@@ -254,9 +277,9 @@ public final class Completer implements FinishQueue {
                       + " not be stored (refused by the database)\"}",
               f.attemptDelta(),
               null);
-      Pending fallback = new Pending(p.job(), plain, p.onWritten(), p.queuedAtNanos());
+      Pending fallback = new Pending(p.job(), plain, p.onWritten(), p.queuedAtNanos(), p.retried());
       try {
-        settle(List.of(fallback), store.finishIfHeld(dataSource, List.of(plain)));
+        settle(List.of(fallback), writeFinishes(List.of(fallback)));
       } catch (RuntimeException e) {
         log.error(
             "cannot record any outcome of job {} (fence {}); it stays running and is rescued when"
@@ -312,14 +335,30 @@ public final class Completer implements FinishQueue {
       (p.finish().isPlainCompletion() ? plain : other).add(p);
     }
     if (!plain.isEmpty()) {
-      settle(plain, store.finishIfHeld(dataSource, finishes(plain)));
+      settle(plain, writeFinishes(plain));
       batch.clear();
       batch.addAll(other);
     }
     if (!other.isEmpty()) {
-      settle(other, store.finishIfHeld(dataSource, finishes(other)));
+      settle(other, writeFinishes(other));
     }
     batch.clear();
+  }
+
+  /**
+   * Writes {@code pending}; returns the fences written. Finishes whose earlier try may have been
+   * written are looked up as well when they match no running row.
+   */
+  private Set<Long> writeFinishes(List<Pending> pending) {
+    Set<Long> retried = new HashSet<>();
+    for (Pending p : pending) {
+      if (p.retried()) {
+        retried.add(p.finish().fence());
+      }
+    }
+    return retried.isEmpty()
+        ? store.finishIfHeld(dataSource, finishes(pending))
+        : store.finishRetriedIfHeld(dataSource, finishes(pending), retried);
   }
 
   /** The finishes of {@code pending}, in order. */
@@ -343,6 +382,15 @@ public final class Completer implements FinishQueue {
       // lost), and only the one whose fence matched was written.
       if (writtenFences.contains(p.finish().fence())) {
         p.onWritten().increment();
+      } else if (p.retried() && store.deletesCompleted() && p.finish().isPlainCompletion()) {
+        // The earlier try may have deleted the row: nothing is left to tell the cases apart.
+        counters.fenced.increment();
+        log.warn(
+            "cannot tell whether the completion of job {} (fence {}) was written: an earlier try"
+                + " failed without an answer and completed rows are not kept; if it was not"
+                + " written, the job was rescued and its new holder's result counts",
+            id,
+            p.finish().fence());
       } else {
         counters.fenced.increment();
         log.warn(

@@ -346,6 +346,24 @@ public final class HolderStore {
       SELECT done.fence, NULL FROM done
       """;
 
+  // Which of the given finishes, retried after a try that failed without an answer, were written
+  // by that try: the job is final or waiting under the finish's own fence and carries its outcome.
+  // A completion shows as completed (a rescue never completes a job, and a claim draws a new
+  // fence); a finish with an error shows as that error, the row's latest entry (a rescue writes an
+  // entry of its own). Probed by primary key, one pair at a time. Binds: ids, fences, states,
+  // errors.
+  private static final String ALREADY_WRITTEN =
+      """
+      SELECT done.fence FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::jsonb[])
+        AS f(id, fence, state, error)
+      CROSS JOIN LATERAL (
+        SELECT j.fence, j.state, j.errors FROM ${schema}.job j WHERE j.id = f.id AND j.fence = f.fence
+      ) done
+      WHERE done.state <> 'running'
+        AND CASE WHEN f.state = 'completed' THEN done.state = 'completed'
+                 WHEN f.error IS NULL THEN false
+                 ELSE (done.errors -> -1) - 'at' = f.error - 'at' END""";
+
   // Transactional completion, on the handler's own connection and transaction. Binds: id, fence.
   private static final String COMPLETE_IF_HELD =
       """
@@ -427,6 +445,7 @@ public final class HolderStore {
   private final String finishManyIfHeld;
   private final String completeIfHeld;
   private final String heartbeatIfHeld;
+  private final String alreadyWritten;
   private final String extendIfHeld;
 
   /** Prepares the SQL text for {@code schema}, keeping completed rows. */
@@ -447,6 +466,7 @@ public final class HolderStore {
         schema.expand(delete ? FINISH_MANY_IF_HELD_DELETING : FINISH_MANY_IF_HELD);
     this.completeIfHeld = schema.expand(delete ? DELETE_IF_HELD : COMPLETE_IF_HELD);
     this.heartbeatIfHeld = schema.expand(HEARTBEAT_IF_HELD);
+    this.alreadyWritten = schema.expand(ALREADY_WRITTEN);
     this.extendIfHeld = schema.expand(EXTEND_IF_HELD);
   }
 
@@ -590,6 +610,68 @@ public final class HolderStore {
         ds,
         "cannot record finished jobs (" + finishes.size() + " jobs)",
         c -> allPlain ? completeMany(c, finishes) : finishMany(c, finishes));
+  }
+
+  /**
+   * {@link #finishIfHeld(DataSource, List)} where some finishes, those whose fences are in {@code
+   * retried}, are retries of a try that failed without an answer (the connection broke after the
+   * statement may have reached the server): such a finish that matches no running row but that its
+   * earlier try wrote, its commit landed and only the reply was lost, counts as written too.
+   * Recognised are completions (the job is completed under the finish's fence) and finishes with an
+   * error (the job's latest error entry is the finish's). Not recognised, so counted as fenced: a
+   * completion whose row was deleted (completed retention zero), and a snooze, hand-back or cancel
+   * without error, since a rescue leaves rows like theirs.
+   */
+  public Set<Long> finishRetriedIfHeld(DataSource ds, List<Finish> finishes, Set<Long> retried) {
+    if (finishes.isEmpty()) {
+      return Set.of();
+    }
+    boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
+    return Db.inTransaction(
+        ds,
+        "cannot record finished jobs (" + finishes.size() + " jobs, retried)",
+        c -> {
+          Set<Long> written = allPlain ? completeMany(c, finishes) : finishMany(c, finishes);
+          written.addAll(alreadyWritten(c, finishes, written, retried));
+          return written;
+        });
+  }
+
+  /** The fences of the retried finishes not in {@code written} that an earlier try wrote. */
+  private Set<Long> alreadyWritten(
+      Connection c, List<Finish> finishes, Set<Long> written, Set<Long> retried)
+      throws SQLException {
+    List<Finish> unmatched = new ArrayList<>();
+    for (Finish f : finishes) {
+      boolean completion = "completed".equals(f.state());
+      if (retried.contains(f.fence())
+          && !written.contains(f.fence())
+          && ((completion && !deletesCompleted) || (!completion && f.errorJson() != null))) {
+        unmatched.add(f);
+      }
+    }
+    if (unmatched.isEmpty()) {
+      return Set.of();
+    }
+    int n = unmatched.size();
+    Long[] ids = new Long[n];
+    Long[] fences = new Long[n];
+    String[] states = new String[n];
+    String[] errors = new String[n];
+    for (int i = 0; i < n; i++) {
+      Finish f = unmatched.get(i);
+      ids[i] = f.id();
+      fences[i] = f.fence();
+      states[i] = f.state();
+      errors[i] = f.errorJson();
+    }
+    try (PreparedStatement ps = c.prepareStatement(alreadyWritten)) {
+      ps.setArray(1, c.createArrayOf("int8", ids));
+      ps.setArray(2, c.createArrayOf("int8", fences));
+      ps.setArray(3, c.createArrayOf("text", states));
+      ps.setArray(4, c.createArrayOf("text", errors));
+      return readFences(ps, n);
+    }
   }
 
   /** Writes one finish on the caller's connection. Returns whether it was written. */
