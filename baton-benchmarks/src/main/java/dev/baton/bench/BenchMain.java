@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
  * java -jar baton-benchmarks/target/baton-benchmarks.jar latency [--jobs 500] [--rate 50]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar enqueue [--jobs 2000]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar memory [--jobs 1000]
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar long-jobs [--jobs 200]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar sweep [--workers 1,2,4,...,256]
  *     [--jobs 20000] [--rounds 1] [--csv sweep.csv] [--png sweep.png] [--label TEXT]
  *     ... [--database-url 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres']
@@ -107,6 +108,9 @@ public final class BenchMain {
                 b.run(n);
               }
             }
+            case "long-jobs" ->
+                new LongJobsBench(db, bench, figures)
+                    .run(opts.jobs() != null ? opts.jobs().get(0) : 200, 3, 16, 2);
             case "sweep" -> new SweepBench(db, opts, figures).run();
             default -> Bench.measureStandard(db, bench, figures);
           }
