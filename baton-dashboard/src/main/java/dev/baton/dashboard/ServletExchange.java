@@ -153,8 +153,16 @@ final class ServletExchange extends HttpExchange {
     status = code;
     response.setStatus(code);
     for (Map.Entry<String, List<String>> h : responseHeaders.entrySet()) {
+      // A header a filter wrote before (Spring Security's Cache-Control, X-Frame-Options) is
+      // replaced, not repeated; cookies add to the ones already set (a session's).
+      boolean replace = !h.getKey().equalsIgnoreCase("Set-Cookie");
       for (String v : h.getValue()) {
-        response.addHeader(h.getKey(), v);
+        if (replace) {
+          response.setHeader(h.getKey(), v);
+          replace = false;
+        } else {
+          response.addHeader(h.getKey(), v);
+        }
       }
     }
     if (length > 0) {
