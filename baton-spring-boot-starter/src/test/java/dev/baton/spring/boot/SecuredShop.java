@@ -1,5 +1,6 @@
 package dev.baton.spring.boot;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -15,7 +16,7 @@ import org.springframework.security.web.SecurityFilterChain;
  * basic users {@link #ADMIN} (role {@code BATON_ADMIN}) and {@link #CLERK} (role {@code CLERK}).
  * Its chain lets every request to {@code /baton/**} through to the dashboard, authenticated or not,
  * so that each refusal a test sees is the dashboard's own; and leaves CSRF there to the dashboard,
- * which checks its own token.
+ * which checks its own token (unless {@code secured-shop.spring-csrf-on-dashboard=true}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
@@ -25,12 +26,17 @@ class SecuredShop {
   static final String PASSWORD = "secured-shop-password";
 
   @Bean
-  SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
-    return http.authorizeHttpRequests(
+  SecurityFilterChain securityFilterChain(
+      HttpSecurity http,
+      @Value("${secured-shop.spring-csrf-on-dashboard:false}") boolean springCsrfOnDashboard)
+      throws Exception {
+    http.authorizeHttpRequests(
             a -> a.requestMatchers("/baton/**").permitAll().anyRequest().authenticated())
-        .httpBasic(Customizer.withDefaults())
-        .csrf(c -> c.ignoringRequestMatchers("/baton/**"))
-        .build();
+        .httpBasic(Customizer.withDefaults());
+    if (!springCsrfOnDashboard) {
+      http.csrf(c -> c.ignoringRequestMatchers("/baton/**"));
+    }
+    return http.build();
   }
 
   @Bean
