@@ -252,11 +252,11 @@ public class BatonProperties {
 
     /**
      * Path on the application's own servlet server where the dashboard is served, e.g. {@code
-     * /baton} (below the context path); unset (default): on a port of its own. Starts with {@code
-     * /}, not {@code /} alone, without a trailing {@code /}, {@code *}, {@code ?}, {@code #},
-     * {@code ;} or spaces. Needs a servlet web application, and Spring Security or a {@code
-     * DashboardAuth} bean; {@code port}, {@code bind}, {@code token}, {@code username} and {@code
-     * password} are not used then.
+     * /baton} (below the context path); unset (default): on a port of its own. Segments of letters,
+     * digits and {@code . _ ~ -}, each after a {@code /}, no trailing {@code /}. Needs a servlet
+     * web application, and Spring Security or a {@code DashboardAuth} bean; {@code port} and {@code
+     * bind} are not used then, and {@code token}, {@code username} and {@code password} must be
+     * unset (unless a {@code DashboardAuth} bean replaces them).
      */
     private String path;
 
