@@ -34,9 +34,9 @@ import javax.sql.DataSource;
  *
  * or mount {@link #handler()} on an {@link HttpServer} the application already runs, under any
  * path: {@code httpServer.createContext("/baton", dashboard.handler())}. The handler finds its own
- * path from the context, so links work under any prefix. A servlet container cannot mount a JDK
- * {@code HttpHandler} directly: run {@link #serve} on a loopback port beside it and forward a path
- * to it from the front proxy (its links stay relative to the context it is served at).
+ * path from the context, so links work under any prefix. On a servlet container, mount a {@link
+ * DashboardServlet} under a path mapping such as {@code /baton/*}, behind the container's own
+ * authentication with {@link DashboardAuth#principalInRole}.
  *
  * <p>Security: every request passes {@link DashboardAuth} first; every change is a POST carrying
  * the per-browser CSRF token (a double-submit cookie) from the dashboard's own origin; a read-only

@@ -8,18 +8,32 @@ import java.util.Objects;
 
 /**
  * Who may use the dashboard: checked on every request, assets included, before anything is read. A
- * request it refuses gets {@code 401} with {@link #challenge()} as its {@code WWW-Authenticate}
- * header. Implementations must be thread-safe; they run on the server's request threads.
+ * request that {@link #allows} refuses gets {@code 401} with {@link #challenge()} as its {@code
+ * WWW-Authenticate} header (when not empty); an allowed one that {@link #authorizes} refuses gets
+ * {@code 403}. Implementations must be thread-safe; they run on the server's request threads.
  *
  * <p>An application that has its own login puts its check here (a session cookie, a header set by a
- * proxy that authenticated the user).
+ * proxy that authenticated the user). Under a servlet container ({@link DashboardServlet}) {@link
+ * #principal()} and {@link #principalInRole} trust the container's authentication (Spring Security
+ * included).
  */
 public interface DashboardAuth {
 
   /** Whether {@code exchange} may be served. Reads headers only; never the body. */
   boolean allows(HttpExchange exchange);
 
-  /** The {@code WWW-Authenticate} header of a refusal, e.g. {@code Bearer realm="baton"}. */
+  /**
+   * Whether the user {@link #allows} let in may be served; a refusal is a {@code 403}. Default:
+   * everyone allowed is.
+   */
+  default boolean authorizes(HttpExchange exchange) {
+    return true;
+  }
+
+  /**
+   * The {@code WWW-Authenticate} header of a refusal, e.g. {@code Bearer realm="baton"}; empty for
+   * none.
+   */
   String challenge();
 
   /** Everyone is allowed: for a dashboard bound to 127.0.0.1, or behind a proxy that checks. */
@@ -70,6 +84,32 @@ public interface DashboardAuth {
         Base64.getEncoder()
             .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     return header("Basic " + credentials, "Basic realm=\"baton\", charset=\"UTF-8\"");
+  }
+
+  /**
+   * Requests must come with the principal that the server authenticated: under {@link
+   * DashboardServlet} the container's (with Spring Security, the authenticated user), on the JDK's
+   * server the one an {@code Authenticator} on the context set. No principal is a {@code 401}
+   * without a challenge: the application's own security answers for how to log in.
+   */
+  static DashboardAuth principal() {
+    return new PrincipalAuth(null);
+  }
+
+  /**
+   * As {@link #principal()}, and the user must be in {@code role} as the servlet container says
+   * ({@code HttpServletRequest.isUserInRole}; with Spring Security the authority {@code ROLE_}
+   * followed by {@code role}), else {@code 403}. On the JDK's server, which knows no roles, every
+   * user is refused.
+   *
+   * @throws IllegalArgumentException if {@code role} is blank
+   */
+  static DashboardAuth principalInRole(String role) {
+    Objects.requireNonNull(role, "role");
+    if (role.isBlank()) {
+      throw new IllegalArgumentException("invalid dashboard role: expected a role name, got blank");
+    }
+    return new PrincipalAuth(role);
   }
 
   private static DashboardAuth header(String expected, String challenge) {

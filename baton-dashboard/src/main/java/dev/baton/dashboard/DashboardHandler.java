@@ -92,8 +92,14 @@ final class DashboardHandler implements HttpHandler {
       api = r.path.startsWith("/api/");
       try {
         if (!auth.allows(ex)) {
-          ex.getResponseHeaders().set("WWW-Authenticate", auth.challenge());
+          String challenge = auth.challenge();
+          if (challenge != null && !challenge.isEmpty()) {
+            ex.getResponseHeaders().set("WWW-Authenticate", challenge);
+          }
           throw new BadRequest(401, "authentication required");
+        }
+        if (!auth.authorizes(ex)) {
+          throw new BadRequest(403, "this user may not use the dashboard");
         }
         route(r, api, start);
       } catch (BadRequest e) {

@@ -16,14 +16,18 @@ final class WebClient {
   private final URI root;
   private String token;
 
-  WebClient(URI root) {
+  private final String[] headers;
+
+  /** A client of the dashboard at {@code root} sending {@code headers} (name, value...) always. */
+  WebClient(URI root, String... headers) {
     this.root = root;
+    this.headers = headers;
   }
 
   /** The CSRF token the dashboard gave this client (asks for one on first use). */
   String token() throws IOException, InterruptedException {
     if (token == null) {
-      HttpResponse<String> r = send(HttpRequest.newBuilder(root.resolve("/")).GET());
+      HttpResponse<String> r = send(HttpRequest.newBuilder(root).GET());
       Matcher m = COOKIE.matcher(r.headers().firstValue("Set-Cookie").orElse(""));
       if (!m.find()) {
         throw new AssertionError("no CSRF cookie in " + r.headers().map());
@@ -61,6 +65,9 @@ final class WebClient {
   }
 
   HttpResponse<String> send(HttpRequest.Builder b) throws IOException, InterruptedException {
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

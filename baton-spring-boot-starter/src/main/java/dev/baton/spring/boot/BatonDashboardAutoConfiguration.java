@@ -4,24 +4,47 @@ import dev.baton.Baton;
 import dev.baton.dashboard.Dashboard;
 import dev.baton.dashboard.DashboardAuth;
 import dev.baton.dashboard.DashboardServer;
+import dev.baton.dashboard.DashboardServlet;
 import java.net.InetSocketAddress;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 
 /**
- * The Baton dashboard on a port of its own ({@code baton.dashboard.port}, default 7070, bound to
- * {@code baton.dashboard.bind}, default 127.0.0.1), when baton-dashboard is on the classpath and
- * {@code baton.dashboard.enabled=true}. It is served from the context's start-up until the context
- * closes, over the application's {@code DataSource} and {@link Baton} bean, with a bearer token
- * ({@code baton.dashboard.token}) or basic auth ({@code baton.dashboard.username} and {@code
- * password}), and read-only with {@code baton.dashboard.read-only=true}.
+ * The Baton dashboard, when baton-dashboard is on the classpath and {@code
+ * baton.dashboard.enabled=true}, over the application's {@code DataSource} and {@link Baton} bean,
+ * read-only with {@code baton.dashboard.read-only=true}. Either:
+ *
+ * <ul>
+ *   <li>on a port of its own ({@code baton.dashboard.port}, default 7070, bound to {@code
+ *       baton.dashboard.bind}, default 127.0.0.1) from the context's start-up until it closes, with
+ *       a bearer token ({@code baton.dashboard.token}) or basic auth ({@code
+ *       baton.dashboard.username} and {@code password}); or
+ *   <li>with {@code baton.dashboard.path} set, as a servlet on the application's own server at that
+ *       path, behind the application's security (Spring Security's filter chain applies to it as to
+ *       any URL): the dashboard wants an authenticated user in {@code baton.dashboard.role}.
+ * </ul>
+ *
+ * <p>A {@link DashboardAuth} bean of the application replaces the property-based auth in both.
  */
 @AutoConfiguration(after = BatonAutoConfiguration.class)
 @ConditionalOnClass(name = "dev.baton.dashboard.Dashboard")
@@ -30,26 +53,153 @@ import org.springframework.context.annotation.Bean;
 public class BatonDashboardAutoConfiguration {
   private static final Logger log = LoggerFactory.getLogger(BatonDashboardAutoConfiguration.class);
 
-  /** The dashboard's server, closed (its port released) when the context closes. */
-  @Bean(destroyMethod = "close")
-  @ConditionalOnMissingBean
-  public DashboardServer batonDashboardServer(
-      Baton baton, DataSource dataSource, BatonProperties properties) {
-    BatonProperties.Dashboard p = properties.getDashboard();
-    if (p.getPort() < 0 || p.getPort() > 65535) {
-      throw new InvalidBatonPropertyException(
-          "baton.dashboard.port", "a port number 0..65535", p.getPort(), null);
+  static final String PATH = "baton.dashboard.path";
+
+  private static final Pattern VALID_PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
+
+  private static final String SPRING_SECURITY =
+      "org.springframework.security.web.SecurityFilterChain";
+
+  /** On a port of its own: {@code baton.dashboard.path} is not set. */
+  @Configuration(proxyBeanMethods = false)
+  @Conditional(NoPath.class)
+  static class OwnPort {
+
+    /** The dashboard's server, closed (its port released) when the context closes. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    DashboardServer batonDashboardServer(
+        Baton baton,
+        DataSource dataSource,
+        BatonProperties properties,
+        ObjectProvider<DashboardAuth> appAuth) {
+      BatonProperties.Dashboard p = properties.getDashboard();
+      if (p.getPort() < 0 || p.getPort() > 65535) {
+        throw new InvalidBatonPropertyException(
+            "baton.dashboard.port", "a port number 0..65535", p.getPort(), null);
+      }
+      DashboardAuth auth = appAuth.getIfAvailable();
+      DashboardServer server =
+          dashboard(baton, dataSource, p, auth != null ? auth : ownPortAuth(p))
+              .serve(new InetSocketAddress(p.getBind(), p.getPort()));
+      log.info("Baton dashboard at {}", server.uri());
+      return server;
     }
-    Dashboard.Builder b = Dashboard.builder(baton, dataSource).auth(auth(p));
+  }
+
+  /** On the application's own servlet server at {@code baton.dashboard.path}. */
+  @Configuration(proxyBeanMethods = false)
+  @Conditional(OnPath.class)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+  static class AppPort {
+
+    /** The dashboard's servlet, mapped to the path and everything below it. */
+    @Bean
+    @ConditionalOnMissingBean(name = "batonDashboardServlet")
+    ServletRegistrationBean<DashboardServlet> batonDashboardServlet(
+        Baton baton,
+        DataSource dataSource,
+        BatonProperties properties,
+        ObjectProvider<DashboardAuth> appAuth) {
+      BatonProperties.Dashboard p = properties.getDashboard();
+      String path = validPath(p.getPath());
+      DashboardAuth auth = appAuth.getIfAvailable();
+      if (auth == null) {
+        auth = appPortAuth(p);
+      }
+      ServletRegistrationBean<DashboardServlet> servlet =
+          new ServletRegistrationBean<>(
+              new DashboardServlet(dashboard(baton, dataSource, p, auth)), path + "/*");
+      servlet.setName("batonDashboard");
+      log.info("Baton dashboard at {}/ on the application's server", path);
+      return servlet;
+    }
+  }
+
+  /** A path was set, but there is no servlet server to serve it on. */
+  @Configuration(proxyBeanMethods = false)
+  @Conditional({OnPath.class, NotServletWebApplication.class})
+  static class PathWithoutServletServer {
+    @Bean
+    Object batonDashboardPathRefused(BatonProperties properties) {
+      throw new InvalidBatonPropertyException(
+          PATH,
+          "a servlet web application to serve the dashboard on (this one is not); or unset it to"
+              + " serve the dashboard on baton.dashboard.port",
+          properties.getDashboard().getPath(),
+          null);
+    }
+  }
+
+  private static Dashboard dashboard(
+      Baton baton, DataSource dataSource, BatonProperties.Dashboard p, DashboardAuth auth) {
+    Dashboard.Builder b = Dashboard.builder(baton, dataSource).auth(auth);
     if (p.isReadOnly()) {
       b.readOnly();
     }
-    DashboardServer server = b.build().serve(new InetSocketAddress(p.getBind(), p.getPort()));
-    log.info("Baton dashboard at {}", server.uri());
-    return server;
+    return b.build();
   }
 
-  private static DashboardAuth auth(BatonProperties.Dashboard p) {
+  static String validPath(String path) {
+    if (path == null || !VALID_PATH.matcher(path).matches()) {
+      throw new InvalidBatonPropertyException(
+          PATH,
+          "a path such as /baton: one or more segments, each a / and then letters, digits or"
+              + " . _ ~ -, without a trailing /",
+          path,
+          null);
+    }
+    return path;
+  }
+
+  /**
+   * The application's security authenticates; the dashboard trusts its principal, in the role when
+   * one is set. Without Spring Security nothing would set a principal and every request would be
+   * refused, so that fails start-up instead.
+   */
+  private static DashboardAuth appPortAuth(BatonProperties.Dashboard p) {
+    for (String[] own :
+        new String[][] {
+          {"baton.dashboard.token", p.getToken()},
+          {"baton.dashboard.username", p.getUsername()},
+          {"baton.dashboard.password", p.getPassword()}
+        }) {
+      if (own[1] != null) {
+        throw new InvalidBatonPropertyException(
+            own[0],
+            "unset when "
+                + PATH
+                + " is set: on the application's server its own security (Spring Security)"
+                + " authenticates, and baton.dashboard.role says who may use the dashboard",
+            "(not shown)",
+            null);
+      }
+    }
+    if (!ClassUtils.isPresent(
+        SPRING_SECURITY, BatonDashboardAutoConfiguration.class.getClassLoader())) {
+      throw new InvalidBatonPropertyException(
+          PATH,
+          "Spring Security (spring-boot-starter-security) on the classpath to authenticate the"
+              + " dashboard's users, or a DashboardAuth bean",
+          p.getPath(),
+          null);
+    }
+    String role = p.getRole();
+    if (role == null || role.isBlank()) {
+      return DashboardAuth.principal();
+    }
+    if (!role.strip().equals(role) || role.startsWith("ROLE_")) {
+      throw new InvalidBatonPropertyException(
+          "baton.dashboard.role",
+          "a role name without the ROLE_ prefix and without surrounding spaces (e.g. BATON_ADMIN),"
+              + " or empty for any authenticated user",
+          role,
+          null);
+    }
+    return DashboardAuth.principalInRole(role);
+  }
+
+  private static DashboardAuth ownPortAuth(BatonProperties.Dashboard p) {
     boolean basic = p.getUsername() != null || p.getPassword() != null;
     if (p.getToken() != null && basic) {
       throw new InvalidBatonPropertyException(
@@ -73,5 +223,41 @@ public class BatonDashboardAutoConfiguration {
       throw new InvalidBatonPropertyException(property, e.getMessage(), "(not shown)", e);
     }
     return DashboardAuth.none();
+  }
+
+  private static boolean hasPath(ConditionContext context) {
+    return StringUtils.hasText(context.getEnvironment().getProperty(PATH));
+  }
+
+  /** {@code baton.dashboard.path} is set. */
+  static class OnPath extends SpringBootCondition {
+    @Override
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      return hasPath(context)
+          ? ConditionOutcome.match(PATH + " is set")
+          : ConditionOutcome.noMatch(PATH + " is not set");
+    }
+  }
+
+  /** {@code baton.dashboard.path} is not set. */
+  static class NoPath extends SpringBootCondition {
+    @Override
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      return hasPath(context)
+          ? ConditionOutcome.noMatch(PATH + " is set")
+          : ConditionOutcome.match(PATH + " is not set");
+    }
+  }
+
+  /** The application is not a servlet web application. */
+  static class NotServletWebApplication extends NoneNestedConditions {
+    NotServletWebApplication() {
+      super(ConfigurationPhase.PARSE_CONFIGURATION);
+    }
+
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static class Servlet {}
   }
 }

@@ -239,13 +239,34 @@ public class BatonProperties {
   }
 
   /**
-   * The Baton dashboard, served on a port of its own while the context runs, when baton-dashboard
-   * is on the classpath and {@code enabled} is true. Auth is a bearer token or basic credentials
-   * (not both); without either, anyone who can reach the port may use it.
+   * The Baton dashboard, when baton-dashboard is on the classpath and {@code enabled} is true:
+   * served on a port of its own while the context runs, or with {@code path} on the application's
+   * own servlet server at that path. On its own port auth is a bearer token or basic credentials
+   * (not both); without either, anyone who can reach the port may use it. At a path the
+   * application's security authenticates (Spring Security) and the dashboard wants an authenticated
+   * user in {@code role}. A {@code DashboardAuth} bean replaces either.
    */
   public static class Dashboard {
     /** Whether the dashboard is served; needs baton-dashboard on the classpath. */
     private boolean enabled = false;
+
+    /**
+     * Path on the application's own servlet server where the dashboard is served, e.g. {@code
+     * /baton} (below the context path); unset (default): on a port of its own. Segments of letters,
+     * digits and {@code . _ ~ -}, each after a {@code /}, no trailing {@code /}. Needs a servlet
+     * web application, and Spring Security or a {@code DashboardAuth} bean; {@code port} and {@code
+     * bind} are not used then, and {@code token}, {@code username} and {@code password} must be
+     * unset (unless a {@code DashboardAuth} bean replaces them).
+     */
+    private String path;
+
+    /**
+     * Role the authenticated user must have when the dashboard is at {@code path}, as {@code
+     * HttpServletRequest.isUserInRole} sees it (Spring Security: authority {@code ROLE_} + role);
+     * default {@code BATON_ADMIN}; empty: any authenticated user. Not used on the dashboard's own
+     * port.
+     */
+    private String role = "BATON_ADMIN";
 
     /** Port of the dashboard's own HTTP server; 0 picks a free one. */
     private int port = 7070;
@@ -273,6 +294,26 @@ public class BatonProperties {
     /** Sets whether the dashboard is served. */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
+    }
+
+    /** Path on the application's server, or null for a port of its own. */
+    public String getPath() {
+      return path;
+    }
+
+    /** Sets the path on the application's server. */
+    public void setPath(String path) {
+      this.path = path;
+    }
+
+    /** Role the user must have at {@code path}; empty for any authenticated user. */
+    public String getRole() {
+      return role;
+    }
+
+    /** Sets the role the user must have at {@code path}. */
+    public void setRole(String role) {
+      this.role = role;
     }
 
     /** Port of the dashboard's server. */

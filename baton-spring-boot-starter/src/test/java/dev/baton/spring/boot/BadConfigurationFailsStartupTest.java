@@ -57,9 +57,65 @@ class BadConfigurationFailsStartupTest {
         .contains("Set baton.migrate=true to migrate schema");
   }
 
+  @Test
+  void dashboardPathWithItsOwnTokenFailsStartupNamingTheToken(CapturedOutput output) {
+    assertThatThrownBy(
+            () ->
+                start(
+                    WebApplicationType.SERVLET,
+                    SecuredShop.class,
+                    "server.port=0",
+                    "baton.migrate=true",
+                    "baton.dashboard.enabled=true",
+                    "baton.dashboard.path=/baton",
+                    "baton.dashboard.token=a-token-for-the-own-port"))
+        .hasRootCauseInstanceOf(dev.baton.InvalidConfigException.class);
+
+    assertThat(output.getOut() + output.getErr())
+        .contains("Baton rejected baton.dashboard.token: expected unset when baton.dashboard.path")
+        .doesNotContain("a-token-for-the-own-port");
+  }
+
+  @Test
+  void malformedDashboardPathFailsStartupNamingIt(CapturedOutput output) {
+    assertThatThrownBy(
+            () ->
+                start(
+                    WebApplicationType.SERVLET,
+                    SecuredShop.class,
+                    "server.port=0",
+                    "baton.migrate=true",
+                    "baton.dashboard.enabled=true",
+                    "baton.dashboard.path=/baton/*"))
+        .hasRootCauseInstanceOf(dev.baton.InvalidConfigException.class);
+
+    assertThat(output.getOut() + output.getErr())
+        .contains("Baton rejected baton.dashboard.path: expected a path such as /baton")
+        .contains("given \"/baton/*\"");
+  }
+
+  @Test
+  void dashboardPathWithoutServletServerFailsStartupNamingIt(CapturedOutput output) {
+    assertThatThrownBy(
+            () ->
+                start(
+                    ShopApplication.class,
+                    "baton.migrate=true",
+                    "baton.dashboard.enabled=true",
+                    "baton.dashboard.path=/baton"))
+        .hasRootCauseInstanceOf(dev.baton.InvalidConfigException.class);
+
+    assertThat(output.getOut() + output.getErr())
+        .contains("Baton rejected baton.dashboard.path: expected a servlet web application");
+  }
+
   private static void start(Class<?> application, String... properties) {
+    start(WebApplicationType.NONE, application, properties);
+  }
+
+  private static void start(WebApplicationType web, Class<?> application, String... properties) {
     new SpringApplicationBuilder(application)
-        .web(WebApplicationType.NONE)
+        .web(web)
         .properties("spring.datasource.url=" + DB.jdbcUrl(), "baton.schema=" + DB.newSchemaName())
         .properties(properties)
         .run()

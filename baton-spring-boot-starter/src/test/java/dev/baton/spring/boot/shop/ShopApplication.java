@@ -9,9 +9,24 @@ import org.springframework.context.annotation.Bean;
  * A small shop for the starter's tests: an order service that enqueues a confirmation in its
  * {@code @Transactional} method, the confirmation's handler as a component, and a handler declared
  * by a {@code @Bean} method (its args type read from the method's return type) that blocks until it
- * is interrupted, and a periodic job bean.
+ * is interrupted, and a periodic job bean. Without Spring Security's auto-configuration (Boot 3's
+ * and Boot 4's names): the security tests' applications bring their own.
  */
-@SpringBootApplication
+@SpringBootApplication(
+    excludeName = {
+      "org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration",
+      "org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration",
+      "org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.security.servlet"
+          + ".ManagementWebSecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet"
+          + ".ServletWebSecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.actuate.web.servlet"
+          + ".ManagementWebSecurityAutoConfiguration"
+    })
 public class ShopApplication {
 
   /** A periodic job: a {@link Tick} every second, enqueued by the leader. */
