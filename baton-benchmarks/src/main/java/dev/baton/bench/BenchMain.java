@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
  * java -jar baton-benchmarks/target/baton-benchmarks.jar enqueue [--jobs 2000]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar memory [--jobs 1000]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar long-jobs [--jobs 200]
+ * java -jar baton-benchmarks/target/baton-benchmarks.jar pickup [--jobs 1000]
  * java -jar baton-benchmarks/target/baton-benchmarks.jar sweep [--workers 1,2,4,...,256]
  *     [--jobs 20000] [--rounds 1] [--csv sweep.csv] [--png sweep.png] [--label TEXT]
  *     ... [--database-url 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres']
@@ -108,6 +109,9 @@ public final class BenchMain {
                 b.run(n);
               }
             }
+            case "pickup" ->
+                new PickupBench(db, bench, figures)
+                    .run(opts.jobs() != null ? opts.jobs().get(0) : 1_000);
             case "long-jobs" ->
                 new LongJobsBench(db, bench, figures)
                     .run(opts.jobs() != null ? opts.jobs().get(0) : 200, 3, 16, 2);

@@ -21,7 +21,7 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
 
   /** The measuring commands of {@link BenchMain}. */
   static final Set<String> COMMANDS =
-      Set.of("drain", "latency", "enqueue", "memory", "long-jobs", "all", "sweep");
+      Set.of("drain", "latency", "enqueue", "memory", "long-jobs", "pickup", "all", "sweep");
 
   /** The worker counts of a sweep when none are given. */
   static final List<Integer> DEFAULT_SWEEP_WORKERS = List.of(1, 2, 4, 8, 16, 32, 64, 128, 256);
@@ -63,6 +63,8 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
                         until all N started; virtual threads on Java 21+) (default --jobs 1000)
               long-jobs jobs of 2 s each on 3 nodes of concurrency 16 (defaults otherwise): time
                         against the ideal, jobs per node, repeated starts (default --jobs 200)
+              pickup    where the pickup of a job enqueued by another client goes: enqueue call,
+                        NOTIFY delivery, wake-up to claim, claim to handler (default --jobs 1000)
               soak      jobs at a fixed rate for a long time; throughput, dead tuples and table size
                         over time (default 2000 jobs/s for 30 min; options of its own: soak --help)
               idle      what an idle fleet of nodes x queues costs the server (statements/s,
