@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Job;
 import dev.baton.JobState;
 import dev.baton.testing.Fixture;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -95,6 +99,29 @@ class JobBrowserTest {
   }
 
   @Test
+  void aQueueWithoutAStateIsPagedNewestFirstAcrossAllItsStates() throws SQLException {
+    List<Job> a = all(JobBrowser.Filter.ANY.withQueue("a"), 4);
+    assertThat(a).extracting(Job::queue).containsOnly("a");
+    assertThat(a)
+        .extracting(Job::id)
+        .containsExactlyElementsOf(
+            ids("SELECT id FROM " + f.schema() + ".job WHERE queue = 'a' ORDER BY id DESC"));
+    assertThat(a).extracting(Job::state).contains(JobState.DISCARDED, JobState.AVAILABLE);
+  }
+
+  private static List<Long> ids(String sql) throws SQLException {
+    List<Long> out = new ArrayList<>();
+    try (Connection c = f.dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getLong(1));
+      }
+    }
+    return out;
+  }
+
+  @Test
   void filtersCombineAndCountStopsAtItsCap() {
     JobBrowser.Filter f =
         JobBrowser.Filter.ANY.withState(JobState.DISCARDED).withQueue("a").withKind("k1");
@@ -125,7 +152,7 @@ class JobBrowserTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("invalid page cursor");
     assertThatThrownBy(() -> browser.page(discarded, null, 0))
-        .hasMessageContaining("size must be 1..1000, got 0");
+        .hasMessageContaining("size must be 1..500, got 0");
   }
 
   @Test

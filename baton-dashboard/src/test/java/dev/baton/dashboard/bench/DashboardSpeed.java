@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.admin.JobBrowser;
 import dev.baton.dashboard.Dashboard;
 import dev.baton.dashboard.DashboardServer;
 import dev.baton.migrate.Migrator;
@@ -30,7 +31,9 @@ import java.util.Map;
  * PostgreSQL made for each page's statement with its binds. A benchmark: it prints figures and
  * never fails on a time.
  *
- * <p>Run: {@code bash baton-dashboard/bench/speed.sh [JDBC_URL] [JOBS]}.
+ * <p>Run: {@code bash baton-dashboard/bench/speed.sh [JDBC_URL] [JOBS] [reuse]}. With {@code reuse}
+ * the schema filled by an earlier run is kept (filling takes minutes) and only migrated to the
+ * current version; it must have been filled with the same JOBS.
  */
 public final class DashboardSpeed {
   private static final int WARM = 5;
@@ -41,12 +44,18 @@ public final class DashboardSpeed {
   public static void main(String[] args) throws Exception {
     String url = args.length > 0 ? args[0] : System.getenv("BATON_TEST_DATABASE_URL");
     int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
+    boolean reuse = args.length > 2 && args[2].equals("reuse");
     String schema = "dashboard_speed";
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(url);
     cfg.setMaximumPoolSize(4);
     try (HikariDataSource pool = new HikariDataSource(cfg)) {
-      fill(pool, schema, jobs);
+      if (reuse) {
+        new Migrator(pool, schema).up();
+        System.out.printf(Locale.ROOT, "reused the schema %s, filled earlier%n", schema);
+      } else {
+        fill(pool, schema, jobs);
+      }
       PlanRecorder plans = new PlanRecorder(pool);
       Baton baton =
           Baton.builder(pool)
@@ -113,13 +122,19 @@ public final class DashboardSpeed {
     pages.put("list, running", "/jobs?state=running");
     pages.put("list, queue q3", "/jobs?queue=q3");
     pages.put("list, kind k7", "/jobs?kind=k7");
-    pages.put("list, discarded of kind k7", "/jobs?state=discarded&kind=k7");
+    pages.put("list, discarded of kind k7 (none)", "/jobs?state=discarded&kind=k7");
+    pages.put("list, completed of kind k7", "/jobs?state=completed&kind=k7");
+    pages.put("list, kind of no job", "/jobs?kind=none");
     pages.put("list, by idempotency key", "/jobs?key=key-" + mid);
     pages.put("list, by id", "/jobs?id=" + mid);
-    pages.put("list, 1,000 per page (API)", "/api/jobs?state=completed&limit=1000");
+    pages.put(
+        "list, " + JobBrowser.MAX_PAGE_SIZE + " per page (API)",
+        "/api/jobs?state=completed&limit=" + JobBrowser.MAX_PAGE_SIZE);
     pages.put(
         "list, discarded, page 201", "/jobs?state=discarded&after=" + cursorAfter(http, root));
     pages.put("list, queue 'rare' (100 oldest jobs)", "/jobs?queue=rare");
+    pages.put("list, completed in queue 'rare'", "/jobs?state=completed&queue=rare");
+    pages.put("list, scheduled in queue q3 (none)", "/jobs?state=scheduled&queue=q3");
     pages.put("detail", "/jobs/" + mid);
     pages.put("detail (API)", "/api/jobs/" + mid);
     pages.put("overview (not a target)", "/");
