@@ -58,6 +58,24 @@ class BadConfigurationFailsStartupTest {
   }
 
   @Test
+  void schemaMigratedByANewerBatonFailsStartupSayingWhatToDeploy(CapturedOutput output) {
+    String schema = DB.newMigratedSchema();
+    DB.execute(
+        "INSERT INTO "
+            + schema
+            + ".migration (line, version, name) VALUES ('queue', 999, 'from a newer build')");
+
+    assertThatThrownBy(
+            () -> start(ShopApplication.class, "baton.schema=" + schema, "baton.migrate=true"))
+        .hasRootCauseInstanceOf(dev.baton.SchemaTooNewException.class);
+
+    assertThat(output.getOut() + output.getErr())
+        .contains("APPLICATION FAILED TO START")
+        .contains("is at version 999, newer than this library knows")
+        .contains("Deploy a build with Baton's schema version 999 or later");
+  }
+
+  @Test
   void dashboardPathWithItsOwnTokenFailsStartupNamingTheToken(CapturedOutput output) {
     assertThatThrownBy(
             () ->
