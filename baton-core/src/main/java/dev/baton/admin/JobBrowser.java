@@ -27,8 +27,13 @@ import javax.sql.DataSource;
  * (by id, which grows with the enqueue time); {@code completed}, {@code cancelled}, {@code
  * discarded}, most recently finalized first; {@code scheduled}, {@code retryable}, next due first;
  * {@code available}, in the order workers claim them (queue, priority, due time); {@code running},
- * latest attempt first. A kind filter is checked on the rows that order reads (no index has kinds),
- * so a rare kind among many rows of the other filters is found only after reading past the others.
+ * latest attempt first. A kind filter, and a queue filter outside the claim order, is checked on
+ * the rows that order reads (no index leads with them), so a page of such a filter reads at most
+ * {@link #SCAN_BUDGET} rows in its order: when they hold fewer matches than the page's size, the
+ * page has what they held (perhaps none), {@link Page#scanLimited()} is true, and its cursor
+ * continues after the last row read, which {@link Page#searchedUpTo()} describes. Following the
+ * cursors still visits every matching job once, in order; each page costs at most the budget's
+ * rows.
  *
  * <p>Rows change while one pages: a job that changes state moves out of (or into) a state filter
  * between pages, so it may be seen twice or not at all; no page ever fails for it. Thread-safe;
@@ -54,6 +59,15 @@ public final class JobBrowser {
    * bound keeps the largest page's answer as short as a person at the dashboard expects.
    */
   public static final int MAX_PAGE_SIZE = 500;
+
+  /**
+   * Most rows one page reads of its order's index when a filter's queue or kind is checked on the
+   * rows read (see the class description): 20,000. A queue with few old jobs, or a kind matching
+   * none, would otherwise read all of a large table for one page; the budget keeps every page's
+   * statement within the time a person at the dashboard waits for a list, on a small machine under
+   * load, while a filter matching one job in a few thousand still fills most pages.
+   */
+  public static final int SCAN_BUDGET = 20_000;
 
   /**
    * Which jobs to read: those matching every non-null field.
@@ -106,14 +120,42 @@ public final class JobBrowser {
    * @param jobs the jobs, in the filter's order
    * @param next the cursor of the next page (pass it to {@link #page}), or null when this is the
    *     last; valid only with the same filter's state
+   * @param searchedUpTo where the page's walk stopped when it ran out of its scan budget before
+   *     filling the page (then {@code next} continues after that row), or null
    */
-  public record Page(List<Job> jobs, String next) {
+  public record Page(List<Job> jobs, String next, SearchedUpTo searchedUpTo) {
 
     /** Copies {@code jobs}. */
     public Page {
       jobs = List.copyOf(jobs);
     }
+
+    /** A page that read every row it needed: no scan budget ran out. */
+    public Page(List<Job> jobs, String next) {
+      this(jobs, next, null);
+    }
+
+    /**
+     * Whether the page's walk ran out of its scan budget before finding a page of matches: then
+     * {@link #jobs()} are all the matches among the rows read (perhaps none), and {@link #next()}
+     * searches on after them.
+     */
+    public boolean scanLimited() {
+      return searchedUpTo != null;
+    }
   }
+
+  /**
+   * How far a {@link Page#scanLimited() scan-limited} page searched: the rows it read, and the last
+   * of them in the filter's order (which need not match the filter).
+   *
+   * @param rowsRead rows of the order's index the page read
+   * @param lastId the last row's id
+   * @param lastAt its time in the filter's order: created (no state), finalized ({@code completed},
+   *     {@code cancelled}, {@code discarded}) or due ({@code scheduled}, {@code retryable}, {@code
+   *     available})
+   */
+  public record SearchedUpTo(int rowsRead, long lastId, Instant lastAt) {}
 
   private static final String CURSOR_VERSION = "1";
 
@@ -121,6 +163,7 @@ public final class JobBrowser {
   private final SchemaName schema;
   private final BrowseStore store;
   private final ObjectMapper mapper;
+  private final int scanBudget;
 
   /**
    * A browser of the jobs in {@code schema}. Does no I/O until used.
@@ -128,6 +171,15 @@ public final class JobBrowser {
    * @throws dev.baton.InvalidConfigException if the schema name is not valid
    */
   public JobBrowser(DataSource dataSource, String schema) {
+    this(dataSource, schema, SCAN_BUDGET);
+  }
+
+  // A smaller budget lets a test page through scan-limited pages of a small table.
+  JobBrowser(DataSource dataSource, String schema, int scanBudget) {
+    if (scanBudget < 1) {
+      throw new IllegalArgumentException("invalid scan budget: must be >= 1, got " + scanBudget);
+    }
+    this.scanBudget = scanBudget;
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = SchemaName.of(schema);
     this.store = new BrowseStore(this.schema);
@@ -154,17 +206,29 @@ public final class JobBrowser {
     }
     BrowseStore.Filter f = filter.toStore();
     BrowseStore.After after = cursor == null ? null : decode(cursor, f.order());
-    List<JobRow> rows =
+    BrowseStore.Scan scan =
         Db.inTransaction(
             dataSource,
             "cannot read a page of jobs (schema=" + schema + ")",
-            c -> store.page(c, f, after, size + 1));
+            c -> store.page(c, f, after, size + 1, scanBudget));
+    List<JobRow> rows = scan.matches();
     List<Job> jobs = new ArrayList<>(Math.min(size, rows.size()));
     for (int i = 0; i < rows.size() && i < size; i++) {
       jobs.add(rows.get(i).toJob(mapper));
     }
-    String next = rows.size() > size ? encode(f.order(), jobs.get(size - 1)) : null;
-    return new Page(jobs, next);
+    if (rows.size() > size) {
+      return new Page(jobs, encode(f.order(), jobs.get(size - 1)));
+    }
+    if (scan.lastScanned() == null) {
+      return new Page(jobs, null);
+    }
+    // The budget ran out first: the rows between the last match and the last row read hold no
+    // match, so the next page starts after the last row read, never reading a row twice.
+    Job last = scan.lastScanned().toJob(mapper);
+    return new Page(
+        jobs,
+        encode(f.order(), last),
+        new SearchedUpTo(scanBudget, last.id(), at(f.order(), last)));
   }
 
   /**
@@ -186,13 +250,7 @@ public final class JobBrowser {
   // A cursor is the sort key of the page's last job, in base64url so that it passes through a URL
   // unchanged: version, order, then the key's fields.
   private static String encode(BrowseStore.Order order, Job last) {
-    Instant at =
-        switch (order) {
-          case FINALIZED -> last.finalizedAt();
-          case DUE, CLAIM -> last.scheduledAt();
-          case ATTEMPTED -> last.attemptedAt();
-          case NEWEST -> Instant.EPOCH;
-        };
+    Instant at = order == BrowseStore.Order.NEWEST ? Instant.EPOCH : at(order, last);
     long micros = ChronoUnit.MICROS.between(Instant.EPOCH, at == null ? Instant.EPOCH : at);
     String text =
         String.join(
@@ -206,6 +264,16 @@ public final class JobBrowser {
     return Base64.getUrlEncoder()
         .withoutPadding()
         .encodeToString(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  // The time of a job's sort key in this order (its creation time in id order).
+  private static Instant at(BrowseStore.Order order, Job job) {
+    return switch (order) {
+      case FINALIZED -> job.finalizedAt();
+      case DUE, CLAIM -> job.scheduledAt();
+      case ATTEMPTED -> job.attemptedAt();
+      case NEWEST -> job.createdAt();
+    };
   }
 
   private static BrowseStore.After decode(String cursor, BrowseStore.Order order) {

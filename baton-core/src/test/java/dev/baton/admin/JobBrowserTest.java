@@ -109,6 +109,106 @@ class JobBrowserTest {
     assertThat(a).extracting(Job::state).contains(JobState.DISCARDED, JobState.AVAILABLE);
   }
 
+  // Follows the cursors of a browser with a budget of 5 rows a page, 3 jobs a page, and returns
+  // the ids in the order seen, with how many pages were scan-limited and how many came back empty.
+  private record Paged(List<Long> ids, int limited, int empty) {}
+
+  private static Paged allWithBudget(JobBrowser.Filter filter) {
+    JobBrowser small = new JobBrowser(f.dataSource(), f.schema(), 5);
+    List<Long> ids = new ArrayList<>();
+    int limited = 0;
+    int empty = 0;
+    String cursor = null;
+    for (int pages = 0; ; pages++) {
+      // A cursor that does not move on loops for ever: 85 jobs at 5 a page end well within this.
+      assertThat(pages).as("pages of " + filter).isLessThan(100);
+      JobBrowser.Page page = small.page(filter, cursor, 3);
+      page.jobs().forEach(j -> ids.add(j.id()));
+      if (page.scanLimited()) {
+        limited++;
+        assertThat(page.next()).isNotNull();
+        assertThat(page.searchedUpTo().rowsRead()).isEqualTo(5);
+      } else if (page.next() != null) {
+        assertThat(page.jobs()).hasSize(3);
+      }
+      if (page.jobs().isEmpty()) {
+        empty++;
+      }
+      if (page.next() == null) {
+        return new Paged(ids, limited, empty);
+      }
+      cursor = page.next();
+    }
+  }
+
+  @Test
+  void pagesLimitedByTheScanBudgetStillVisitEachMatchingJobOnceInOrder() throws SQLException {
+    String job = f.schema() + ".job";
+    // queue 'a' without a state: every other job, newest first (partial pages).
+    Paged a = allWithBudget(JobBrowser.Filter.ANY.withQueue("a"));
+    assertThat(a.ids())
+        .containsExactlyElementsOf(
+            ids("SELECT id FROM " + job + " WHERE queue = 'a' ORDER BY id DESC"));
+    assertThat(a.limited()).isPositive();
+    // A kind of only some discarded jobs, without a state: empty pages among the available and
+    // scheduled jobs, then partial ones.
+    Paged k1 = allWithBudget(JobBrowser.Filter.ANY.withKind("k1"));
+    assertThat(k1.ids())
+        .isNotEmpty()
+        .containsExactlyElementsOf(
+            ids("SELECT id FROM " + job + " WHERE kind = 'k1' ORDER BY id DESC"));
+    assertThat(k1.empty()).isPositive();
+    // No match at all: every page is empty until the walk reaches the end.
+    Paged none = allWithBudget(JobBrowser.Filter.ANY.withKind("none"));
+    assertThat(none.ids()).isEmpty();
+    assertThat(none.limited()).isGreaterThanOrEqualTo(85 / 5 - 1);
+    // A finished state, its rows sharing finalized_at in batches of ten.
+    Paged discarded =
+        allWithBudget(
+            JobBrowser.Filter.ANY.withState(JobState.DISCARDED).withQueue("b").withKind("k2"));
+    assertThat(discarded.ids())
+        .isNotEmpty()
+        .containsExactlyElementsOf(
+            ids(
+                "SELECT id FROM "
+                    + job
+                    + " WHERE state = 'discarded' AND queue = 'b' AND kind = 'k2'"
+                    + " ORDER BY finalized_at DESC, id DESC"));
+    assertThat(discarded.limited()).isPositive();
+    // Due order, and claim order with a kind (the queue there is served by the claim index).
+    Paged scheduled =
+        allWithBudget(JobBrowser.Filter.ANY.withState(JobState.SCHEDULED).withQueue("a"));
+    assertThat(scheduled.ids())
+        .hasSize(15)
+        .containsExactlyElementsOf(
+            ids(
+                "SELECT id FROM "
+                    + job
+                    + " WHERE state = 'scheduled' AND queue = 'a' ORDER BY scheduled_at, id"));
+    Paged available =
+        allWithBudget(JobBrowser.Filter.ANY.withState(JobState.AVAILABLE).withKind("k"));
+    assertThat(available.ids())
+        .hasSize(30)
+        .containsExactlyElementsOf(
+            ids(
+                "SELECT id FROM "
+                    + job
+                    + " WHERE state = 'available' ORDER BY queue, priority, scheduled_at, id"));
+  }
+
+  @Test
+  void aFilterThatAnIndexServesIsNeverScanLimited() {
+    JobBrowser small = new JobBrowser(f.dataSource(), f.schema(), 5);
+    JobBrowser.Page page =
+        small.page(JobBrowser.Filter.ANY.withState(JobState.DISCARDED), null, 20);
+    assertThat(page.scanLimited()).isFalse();
+    assertThat(page.jobs()).hasSize(20);
+    JobBrowser.Page claim =
+        small.page(JobBrowser.Filter.ANY.withState(JobState.AVAILABLE).withQueue("b"), null, 10);
+    assertThat(claim.scanLimited()).isFalse();
+    assertThat(claim.jobs()).hasSize(10);
+  }
+
   private static List<Long> ids(String sql) throws SQLException {
     List<Long> out = new ArrayList<>();
     try (Connection c = f.dataSource().getConnection();

@@ -23,6 +23,11 @@ import java.util.List;
  * read that index. A null filter matches every row: the server plans each execution with its
  * values, and a null value folds its condition away, as in {@link AdminStore}.
  *
+ * <p>A queue or kind that no index of the order selects would be checked on every row the walk
+ * reads until the page fills, all of the table for a filter matching few old jobs. Such a page
+ * reads at most a budget of rows in its order and says where it stopped ({@link Scan}); the next
+ * page starts after the last row read, so that paging on still visits every matching row once.
+ *
  * <p>Not public API.
  */
 public final class BrowseStore {
@@ -63,6 +68,23 @@ public final class BrowseStore {
         case "available" -> Order.CLAIM;
         case "running" -> Order.ATTEMPTED;
         default -> throw new IllegalArgumentException("unknown job state \"" + state + "\"");
+      };
+    }
+
+    /**
+     * Whether a page of this filter checks a condition on rows that its order's index does not
+     * select (a queue or a kind; a queue in claim order is served by {@code job_claim_idx}), so
+     * that its walk is bounded by a scan budget. An id or an idempotency key selects at most one
+     * row through its own index, and the running rows are few: neither is bounded.
+     */
+    public boolean budgeted() {
+      if (id != null || idempotencyKey != null) {
+        return false;
+      }
+      return switch (order()) {
+        case NEWEST, FINALIZED, DUE -> queue != null || kind != null;
+        case CLAIM -> kind != null;
+        case ATTEMPTED -> false;
       };
     }
   }
@@ -193,6 +215,89 @@ public final class BrowseStore {
       ORDER BY j.attempted_at DESC, j.id DESC LIMIT ?
       """;
 
+  // The budgeted pages: the inner select walks the order's index with only the conditions it
+  // serves (its state, the keyset, a queue in claim order) and stops after the budget's rows; the
+  // queue and kind are checked outside it, on those rows only. The row the walk read last (its
+  // position equals the budget) is returned too, matching or not, so that the next page starts
+  // after it rather than reading the same rows again. The outer ORDER BY follows the inner one,
+  // which the planner keeps without a sort. Binds of each: queue twice, kind twice (the match),
+  // then the walk's own, the budget, the budget again, the limit.
+  private static final String SCAN_NEWEST =
+      """
+      SELECT ${columns}, s.matched, s.n
+      FROM (
+        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+               row_number() OVER (ORDER BY j.id DESC) AS n
+        FROM ${schema}.job j
+        WHERE (?::bigint IS NULL OR j.id < ?)
+        ORDER BY j.id DESC LIMIT ?
+      ) s
+      WHERE s.matched OR s.n = ?
+      ORDER BY s.id DESC LIMIT ?
+      """;
+
+  private static final String SCAN_FINALIZED =
+      """
+      SELECT ${columns}, s.matched, s.n
+      FROM (
+        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+               row_number() OVER (ORDER BY j.finalized_at DESC, j.id DESC) AS n
+        FROM ${schema}.job j
+        WHERE j.state = ? AND j.finalized_at IS NOT NULL
+          AND (?::bigint IS NULL OR (j.finalized_at, j.id)
+               < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+        ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?
+      ) s
+      WHERE s.matched OR s.n = ?
+      ORDER BY s.finalized_at DESC, s.id DESC LIMIT ?
+      """;
+
+  private static final String SCAN_DUE =
+      """
+      SELECT ${columns}, s.matched, s.n
+      FROM (
+        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+               row_number() OVER (ORDER BY j.scheduled_at, j.id) AS n
+        FROM ${schema}.job j
+        WHERE j.state = ?
+          AND (?::bigint IS NULL OR (j.scheduled_at, j.id)
+               > (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+        ORDER BY j.scheduled_at, j.id LIMIT ?
+      ) s
+      WHERE s.matched OR s.n = ?
+      ORDER BY s.scheduled_at, s.id LIMIT ?
+      """;
+
+  // The queue is served by job_claim_idx: it stays inside, only the kind is checked outside.
+  private static final String SCAN_CLAIM =
+      """
+      SELECT ${columns}, s.matched, s.n
+      FROM (
+        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+               row_number() OVER (ORDER BY j.queue, j.priority, j.scheduled_at, j.id) AS n
+        FROM ${schema}.job j
+        WHERE (?::text IS NULL OR j.queue = ?) AND j.state = 'available'
+          AND (?::text IS NULL OR (j.queue, j.priority, j.scheduled_at, j.id)
+               > (?, ?, timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+        ORDER BY j.queue, j.priority, j.scheduled_at, j.id LIMIT ?
+      ) s
+      WHERE s.matched OR s.n = ?
+      ORDER BY s.queue, s.priority, s.scheduled_at, s.id LIMIT ?
+      """;
+
+  // The columns JobRow#read takes, of the budgeted pages' sub-select s.
+  private static final String COLUMNS =
+      """
+      s.id, s.queue, s.kind, s.args::text AS args, s.state, s.priority, s.attempt, s.max_attempts,
+             (extract(epoch FROM s.scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM s.attempted_at) * 1000000)::bigint AS attempted_at,
+             s.attempted_by,
+             (extract(epoch FROM s.lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM s.deadline_at) * 1000000)::bigint AS deadline_at,
+             s.fence, s.idempotency_key, s.errors::text AS errors, s.metadata::text AS metadata,
+             (extract(epoch FROM s.created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM s.finalized_at) * 1000000)::bigint AS finalized_at      """;
+
   // The capped count: LIMIT inside, so a filter matching millions stops at the cap. Binds: the
   // filters, state twice, cap.
   private static final String COUNT =
@@ -246,6 +351,10 @@ public final class BrowseStore {
   private final String pageDue;
   private final String pageClaim;
   private final String pageAttempted;
+  private final String scanNewest;
+  private final String scanFinalized;
+  private final String scanDue;
+  private final String scanClaim;
   private final String count;
   private final String completions;
   private final String periodic;
@@ -257,28 +366,57 @@ public final class BrowseStore {
     this.pageDue = schema.expand(PAGE_DUE);
     this.pageClaim = schema.expand(PAGE_CLAIM);
     this.pageAttempted = schema.expand(PAGE_ATTEMPTED);
+    this.scanNewest = schema.expand(SCAN_NEWEST.replace("${columns}", COLUMNS.strip()));
+    this.scanFinalized = schema.expand(SCAN_FINALIZED.replace("${columns}", COLUMNS.strip()));
+    this.scanDue = schema.expand(SCAN_DUE.replace("${columns}", COLUMNS.strip()));
+    this.scanClaim = schema.expand(SCAN_CLAIM.replace("${columns}", COLUMNS.strip()));
     this.count = schema.expand(COUNT);
     this.completions = schema.expand(COMPLETIONS);
     this.periodic = schema.expand(PERIODIC);
   }
 
   /**
-   * Up to {@code limit} jobs matching {@code filter}, in its order, after {@code after} (null: from
-   * the start).
+   * A page's rows: the matching ones in the filter's order, and the row the walk read last when its
+   * scan budget ran out (null when the walk was not bounded or read fewer rows than the budget, so
+   * that no row after the matches remains unread).
+   *
+   * @param matches up to the limit's jobs matching the filter
+   * @param lastScanned the last row read, matching or not, when the budget ran out
    */
-  public List<JobRow> page(Connection c, Filter filter, After after, int limit)
+  public record Scan(List<JobRow> matches, JobRow lastScanned) {}
+
+  /**
+   * Up to {@code limit} jobs matching {@code filter}, in its order, after {@code after} (null: from
+   * the start). A {@link Filter#budgeted() budgeted} filter reads at most {@code budget} rows of
+   * its order's index; any other reads as many as it takes to fill the page.
+   */
+  public Scan page(Connection c, Filter filter, After after, int limit, int budget)
       throws SQLException {
     Order order = filter.order();
+    boolean budgeted = filter.budgeted();
     String sql =
         switch (order) {
-          case NEWEST -> pageNewest;
-          case FINALIZED -> pageFinalized;
-          case DUE -> pageDue;
-          case CLAIM -> pageClaim;
+          case NEWEST -> budgeted ? scanNewest : pageNewest;
+          case FINALIZED -> budgeted ? scanFinalized : pageFinalized;
+          case DUE -> budgeted ? scanDue : pageDue;
+          case CLAIM -> budgeted ? scanClaim : pageClaim;
           case ATTEMPTED -> pageAttempted;
         };
     try (PreparedStatement ps = c.prepareStatement(sql)) {
-      int i = bindFilters(ps, filter);
+      int i;
+      if (budgeted) {
+        ps.setString(1, filter.queue());
+        ps.setString(2, filter.queue());
+        ps.setString(3, filter.kind());
+        ps.setString(4, filter.kind());
+        i = 5;
+        if (order == Order.CLAIM) {
+          ps.setString(i++, filter.queue());
+          ps.setString(i++, filter.queue());
+        }
+      } else {
+        i = bindFilters(ps, filter);
+      }
       Long afterId = after == null ? null : after.id();
       switch (order) {
         case NEWEST -> {
@@ -302,14 +440,25 @@ public final class BrowseStore {
           setLong(ps, i++, afterId);
         }
       }
+      if (budgeted) {
+        ps.setInt(i++, budget);
+        ps.setInt(i++, budget);
+      }
       ps.setInt(i, limit);
-      List<JobRow> out = new ArrayList<>();
+      List<JobRow> matches = new ArrayList<>();
+      JobRow lastScanned = null;
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(JobRow.read(rs, false));
+          JobRow row = JobRow.read(rs, false);
+          if (!budgeted || rs.getBoolean(20)) {
+            matches.add(row);
+          }
+          if (budgeted && rs.getLong(21) == budget) {
+            lastScanned = row;
+          }
         }
       }
-      return out;
+      return new Scan(matches, lastScanned);
     }
   }
 
