@@ -150,6 +150,8 @@ final class DashboardHandler implements HttpHandler {
         ObjectNode o = json.createObjectNode();
         o.set("jobs", json.valueToTree(page.jobs()));
         o.put("next", page.next());
+        o.put("scanLimited", page.scanLimited());
+        o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
         sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null), start);

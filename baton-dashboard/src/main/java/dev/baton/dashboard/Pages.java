@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 
 /** The HTML pages: each a method from the data of {@link Views} to markup, all values escaped. */
 final class Pages {
@@ -144,9 +145,9 @@ final class Pages {
     h.raw("<input type=\"hidden\" name=\"limit\" value=\"").text(limit).raw("\">");
     h.raw("<button type=\"submit\">Filter</button></form>");
     h.raw("<p class=\"muted\">").text(orderNote(f.state())).raw("</p>");
-    if (page.jobs().isEmpty()) {
+    if (page.jobs().isEmpty() && !page.scanLimited()) {
       h.raw("<p id=\"no-jobs\">No jobs match.</p>");
-    } else {
+    } else if (!page.jobs().isEmpty()) {
       h.raw("<table class=\"jobs\"><thead><tr><th>Id</th><th>Queue</th><th>Kind</th>")
           .raw("<th>State</th><th>Attempt</th><th>")
           .text(timeLabel(f.state()))
@@ -163,11 +164,27 @@ final class Pages {
       }
       h.raw("</tbody></table>");
     }
+    if (page.scanLimited()) {
+      // The filter's queue or kind is checked on the rows read, at most a budget of them a page:
+      // say how far this page searched, and let the person search on from there.
+      JobBrowser.SearchedUpTo s = page.searchedUpTo();
+      boolean descending = f.state() == null || f.state().isFinal();
+      h.raw("<p id=\"scan-limited\" class=\"muted\">")
+          .text(page.jobs().isEmpty() ? "No matches" : "No more matches")
+          .text(String.format(Locale.ROOT, " among the %,d jobs searched, ", s.rowsRead()))
+          .text((descending ? "back to " : "up to ") + Html.time(s.lastAt()))
+          .text(" (job " + s.lastId() + "); ")
+          .raw("<a id=\"next\" href=\"")
+          .text(base + "/jobs?" + query(f, limit, page.next()))
+          .raw("\">")
+          .text(descending ? "search older →" : "search later →")
+          .raw("</a></p>");
+    }
     h.raw("<p class=\"pager\">");
     if (!firstPage) {
       h.raw("<a href=\"").text(base + "/jobs?" + query(f, limit, null)).raw("\">First page</a> ");
     }
-    if (page.next() != null) {
+    if (page.next() != null && !page.scanLimited()) {
       h.raw("<a id=\"next\" href=\"").text(base + "/jobs?" + query(f, limit, page.next()));
       h.raw("\">Next page</a>");
     }

@@ -2,6 +2,7 @@ package dev.baton.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.admin.JobBrowser;
 import dev.baton.testing.Fixture;
 import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
@@ -93,6 +94,46 @@ class DashboardApiTest {
       assertThat(r.body()).as(b.toString()).doesNotContain("Exception", "\tat ", "dev.baton.");
     }
     assertThat(web.get("/api/jobs?limit=500").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aPageWhoseScanBudgetRanOutSaysHowFarItSearchedAndSearchesOn() throws Exception {
+    // A schema of its own: more jobs than one page's scan budget, none of the kind asked for.
+    try (Fixture many = new Fixture();
+        DashboardServer s =
+            Dashboard.builder(many.reader(), many.dataSource())
+                .build()
+                .serve(new InetSocketAddress("127.0.0.1", 0))) {
+      many.execute(
+          "INSERT INTO %s.job (queue, kind) SELECT 'many', 'k' FROM generate_series(1, "
+              + (JobBrowser.SCAN_BUDGET + 10)
+              + ")");
+      long oldest = many.count("SELECT min(id) FROM " + many.schema() + ".job");
+      WebClient w = new WebClient(s.uri());
+      String first = w.get("/api/jobs?kind=none").body();
+      assertThat(first)
+          .contains("\"jobs\":[]")
+          .contains("\"scanLimited\":true")
+          .contains("\"rowsRead\":" + JobBrowser.SCAN_BUDGET)
+          .contains("\"lastId\":" + (oldest + 10));
+      String next = first.replaceAll("(?s).*\"next\":\"([^\"]+)\".*", "$1");
+      String last = w.get("/api/jobs?kind=none&after=" + next).body();
+      assertThat(last)
+          .contains("\"jobs\":[]")
+          .contains("\"next\":null")
+          .contains("\"scanLimited\":false")
+          .contains("\"searchedUpTo\":null");
+      String html = w.get("/jobs?kind=none").body();
+      assertThat(html)
+          .contains("No matches among the 20,000 jobs searched, back to ")
+          .contains("(job " + (oldest + 10) + ")")
+          .contains("search older →")
+          .containsPattern("id=\"next\" href=\"[^\"]*after=" + next)
+          .doesNotContain("No jobs match.");
+      assertThat(w.get("/jobs?kind=none&after=" + next).body())
+          .contains("No jobs match.")
+          .doesNotContain("scan-limited");
+    }
   }
 
   @Test
