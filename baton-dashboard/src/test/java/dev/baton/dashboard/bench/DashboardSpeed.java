@@ -125,6 +125,9 @@ public final class DashboardSpeed {
     pages.put("list, discarded of kind k7 (none)", "/jobs?state=discarded&kind=k7");
     pages.put("list, completed of kind k7", "/jobs?state=completed&kind=k7");
     pages.put("list, kind of no job", "/jobs?kind=none");
+    pages.put(
+        "list, kind of no job, search older",
+        "/jobs?kind=none&after=" + nextOf(http, root, "/api/jobs?kind=none"));
     pages.put("list, by idempotency key", "/jobs?key=key-" + mid);
     pages.put("list, by id", "/jobs?id=" + mid);
     pages.put(
@@ -176,6 +179,18 @@ public final class DashboardSpeed {
       System.out.println("== " + e.getKey());
       System.out.println(e.getValue().plan());
     }
+  }
+
+  // The next cursor of one page of the API, or an empty string when it has none.
+  private static String nextOf(HttpClient http, URI root, String q) throws Exception {
+    String body =
+        http.send(
+                HttpRequest.newBuilder(root.resolve(q)).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return body.contains("\"next\":\"")
+        ? body.replaceAll("(?s).*\"next\":\"([^\"]+)\".*", "$1")
+        : "";
   }
 
   // The cursor of page 201 of the discarded jobs (50 a page), followed from the first page.
