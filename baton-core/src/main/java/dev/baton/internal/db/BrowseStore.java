@@ -219,19 +219,25 @@ public final class BrowseStore {
   // serves (its state, the keyset, a queue in claim order) and stops after the budget's rows; the
   // queue and kind are checked outside it, on those rows only. The row the walk read last (its
   // position equals the budget) is returned too, matching or not, so that the next page starts
-  // after it rather than reading the same rows again. The outer ORDER BY follows the inner one,
-  // which the planner keeps without a sort. Binds of each: queue twice, kind twice (the match),
+  // after it rather than reading the same rows again. The walk carries only the sort key and the
+  // match, so that its sort of ties moves narrow rows; the returned rows are looked up by id (a
+  // LATERAL whose LIMIT keeps it from being flattened into a join the planner could hash: by the
+  // primary key, one per returned row). The outer ORDER BY follows the inner
+  // one, which the planner keeps without a sort. Binds of each: queue twice, kind twice (the
+  // match),
   // then the walk's own, the budget, the budget again, the limit.
   private static final String SCAN_NEWEST =
       """
       SELECT ${columns}, s.matched, s.n
       FROM (
-        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+        SELECT j.id,
+               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
                row_number() OVER (ORDER BY j.id DESC) AS n
         FROM ${schema}.job j
         WHERE (?::bigint IS NULL OR j.id < ?)
         ORDER BY j.id DESC LIMIT ?
       ) s
+      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
       WHERE s.matched OR s.n = ?
       ORDER BY s.id DESC LIMIT ?
       """;
@@ -240,7 +246,8 @@ public final class BrowseStore {
       """
       SELECT ${columns}, s.matched, s.n
       FROM (
-        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+        SELECT j.id, j.finalized_at,
+               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
                row_number() OVER (ORDER BY j.finalized_at DESC, j.id DESC) AS n
         FROM ${schema}.job j
         WHERE j.state = ? AND j.finalized_at IS NOT NULL
@@ -248,6 +255,7 @@ public final class BrowseStore {
                < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
         ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?
       ) s
+      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
       WHERE s.matched OR s.n = ?
       ORDER BY s.finalized_at DESC, s.id DESC LIMIT ?
       """;
@@ -256,7 +264,8 @@ public final class BrowseStore {
       """
       SELECT ${columns}, s.matched, s.n
       FROM (
-        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+        SELECT j.id, j.scheduled_at,
+               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
                row_number() OVER (ORDER BY j.scheduled_at, j.id) AS n
         FROM ${schema}.job j
         WHERE j.state = ?
@@ -264,6 +273,7 @@ public final class BrowseStore {
                > (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
         ORDER BY j.scheduled_at, j.id LIMIT ?
       ) s
+      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
       WHERE s.matched OR s.n = ?
       ORDER BY s.scheduled_at, s.id LIMIT ?
       """;
@@ -273,7 +283,8 @@ public final class BrowseStore {
       """
       SELECT ${columns}, s.matched, s.n
       FROM (
-        SELECT j.*, (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
+        SELECT j.id, j.queue, j.priority, j.scheduled_at,
+               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
                row_number() OVER (ORDER BY j.queue, j.priority, j.scheduled_at, j.id) AS n
         FROM ${schema}.job j
         WHERE (?::text IS NULL OR j.queue = ?) AND j.state = 'available'
@@ -281,22 +292,23 @@ public final class BrowseStore {
                > (?, ?, timestamptz 'epoch' + ? * interval '1 microsecond', ?))
         ORDER BY j.queue, j.priority, j.scheduled_at, j.id LIMIT ?
       ) s
+      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
       WHERE s.matched OR s.n = ?
       ORDER BY s.queue, s.priority, s.scheduled_at, s.id LIMIT ?
       """;
 
-  // The columns JobRow#read takes, of the budgeted pages' sub-select s.
+  // The columns JobRow#read takes, of the row j that a budgeted page looks up by id.
   private static final String COLUMNS =
       """
-      s.id, s.queue, s.kind, s.args::text AS args, s.state, s.priority, s.attempt, s.max_attempts,
-             (extract(epoch FROM s.scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM s.attempted_at) * 1000000)::bigint AS attempted_at,
-             s.attempted_by,
-             (extract(epoch FROM s.lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM s.deadline_at) * 1000000)::bigint AS deadline_at,
-             s.fence, s.idempotency_key, s.errors::text AS errors, s.metadata::text AS metadata,
-             (extract(epoch FROM s.created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM s.finalized_at) * 1000000)::bigint AS finalized_at      """;
+      j.id, j.queue, j.kind, j.args::text AS args, j.state, j.priority, j.attempt, j.max_attempts,
+             (extract(epoch FROM j.scheduled_at) * 1000000)::bigint AS scheduled_at,
+             (extract(epoch FROM j.attempted_at) * 1000000)::bigint AS attempted_at,
+             j.attempted_by,
+             (extract(epoch FROM j.lease_expires_at) * 1000000)::bigint AS lease_expires_at,
+             (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_at,
+             j.fence, j.idempotency_key, j.errors::text AS errors, j.metadata::text AS metadata,
+             (extract(epoch FROM j.created_at) * 1000000)::bigint AS created_at,
+             (extract(epoch FROM j.finalized_at) * 1000000)::bigint AS finalized_at      """;
 
   // The capped count: LIMIT inside, so a filter matching millions stops at the cap. Binds: the
   // filters, state twice, cap.
