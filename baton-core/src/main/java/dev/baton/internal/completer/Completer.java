@@ -356,9 +356,7 @@ public final class Completer implements FinishQueue {
         retried.add(p.finish().fence());
       }
     }
-    return retried.isEmpty()
-        ? store.finishIfHeld(dataSource, finishes(pending))
-        : store.finishRetriedIfHeld(dataSource, finishes(pending), retried);
+    return store.finishRetriedIfHeld(dataSource, finishes(pending), retried);
   }
 
   /** The finishes of {@code pending}, in order. */

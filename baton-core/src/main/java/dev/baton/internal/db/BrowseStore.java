@@ -222,10 +222,9 @@ public final class BrowseStore {
   // after it rather than reading the same rows again. The walk carries only the sort key and the
   // match, so that its sort of ties moves narrow rows; the returned rows are looked up by id (a
   // LATERAL whose LIMIT keeps it from being flattened into a join the planner could hash: by the
-  // primary key, one per returned row). The outer ORDER BY follows the inner
-  // one, which the planner keeps without a sort. Binds of each: queue twice, kind twice (the
-  // match),
-  // then the walk's own, the budget, the budget again, the limit.
+  // primary key, one per returned row). The outer ORDER BY follows the inner one, which the
+  // planner keeps without a sort. Binds of each: queue twice, kind twice (the match), then the
+  // walk's own, the budget, the budget again, the limit.
   private static final String SCAN_NEWEST =
       """
       SELECT ${columns}, s.matched, s.n

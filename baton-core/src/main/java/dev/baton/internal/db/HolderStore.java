@@ -602,14 +602,7 @@ public final class HolderStore {
    * finishes that were written (a fence names one claim of one job); the others were fenced off.
    */
   public Set<Long> finishIfHeld(DataSource ds, List<Finish> finishes) {
-    if (finishes.isEmpty()) {
-      return Set.of();
-    }
-    boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
-    return Db.inTransaction(
-        ds,
-        "cannot record finished jobs (" + finishes.size() + " jobs)",
-        c -> allPlain ? completeMany(c, finishes) : finishMany(c, finishes));
+    return finishRetriedIfHeld(ds, finishes, Set.of());
   }
 
   /**
@@ -629,10 +622,12 @@ public final class HolderStore {
     boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
     return Db.inTransaction(
         ds,
-        "cannot record finished jobs (" + finishes.size() + " jobs, retried)",
+        "cannot record finished jobs (" + finishes.size() + " jobs)",
         c -> {
           Set<Long> written = allPlain ? completeMany(c, finishes) : finishMany(c, finishes);
-          written.addAll(alreadyWritten(c, finishes, written, retried));
+          if (!retried.isEmpty()) {
+            written.addAll(alreadyWritten(c, finishes, written, retried));
+          }
           return written;
         });
   }
