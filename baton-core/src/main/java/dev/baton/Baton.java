@@ -1043,6 +1043,9 @@ public final class Baton implements AutoCloseable {
   }
 
   private <A extends JobArgs> HandlerEntry<A> instrumented(HandlerEntry<A> h) {
+    if (h.batches()) {
+      return h; // interceptors wrap one job's attempt; see BatchJobHandler
+    }
     return new HandlerEntry<>(
         h.kind(), h.argsType(), HandlerChain.wrap(h.handler(), interceptors), h.timeout());
   }
@@ -1061,6 +1064,12 @@ public final class Baton implements AutoCloseable {
 
   /** Builds a {@link Baton} client. Not thread-safe. */
   public static final class Builder {
+    /** The largest batch of {@link #batchHandler(Class, BatchJobHandler)}. */
+    public static final int DEFAULT_MAX_BATCH = 100;
+
+    /** The largest {@code maxBatch} of {@link #batchHandler(Class, int, BatchJobHandler)}. */
+    public static final int MAX_BATCH = 10_000;
+
     private final DataSource dataSource;
     private BatonConfig config = BatonConfig.defaults();
     private ObjectMapper mapper;
@@ -1102,11 +1111,42 @@ public final class Baton implements AutoCloseable {
       return register(argsType, timeout, handler);
     }
 
+    /**
+     * Registers {@code handler} for the kind of {@code argsType}: it works the kind's jobs in
+     * batches of up to {@value #DEFAULT_MAX_BATCH}, with the client's timeout; see {@link
+     * BatchJobHandler}.
+     */
+    public <A extends JobArgs> Builder batchHandler(Class<A> argsType, BatchJobHandler<A> handler) {
+      return batchHandler(argsType, DEFAULT_MAX_BATCH, handler);
+    }
+
+    /**
+     * Registers {@code handler} for the kind of {@code argsType}: it works the kind's jobs in
+     * batches of up to {@code maxBatch} (1 to {@value #MAX_BATCH}), with the client's timeout; see
+     * {@link BatchJobHandler}.
+     */
+    public <A extends JobArgs> Builder batchHandler(
+        Class<A> argsType, int maxBatch, BatchJobHandler<A> handler) {
+      Objects.requireNonNull(argsType, "argsType");
+      Objects.requireNonNull(handler, "handler");
+      if (maxBatch < 1 || maxBatch > MAX_BATCH) {
+        throw new InvalidConfigException(
+            "maxBatch of batch handler " + argsType.getName(), "1 to " + MAX_BATCH, maxBatch);
+      }
+      return put(
+          new HandlerEntry<>(JobArgs.kindOf(argsType), argsType, null, null, handler, maxBatch));
+    }
+
     private <A extends JobArgs> Builder register(
         Class<A> argsType, Duration timeout, JobHandler<A> handler) {
       Objects.requireNonNull(argsType, "argsType");
       Objects.requireNonNull(handler, "handler");
-      String kind = JobArgs.kindOf(argsType);
+      return put(new HandlerEntry<>(JobArgs.kindOf(argsType), argsType, handler, timeout));
+    }
+
+    private Builder put(HandlerEntry<?> entry) {
+      String kind = entry.kind();
+      Class<?> argsType = entry.argsType();
       HandlerEntry<?> previous = handlers.get(kind);
       if (previous != null) {
         throw new InvalidConfigException(
@@ -1114,7 +1154,7 @@ public final class Baton implements AutoCloseable {
             "registered once (already registered for " + previous.argsType().getName() + ")",
             argsType.getName());
       }
-      handlers.put(kind, new HandlerEntry<>(kind, argsType, handler, timeout));
+      handlers.put(kind, entry);
       return this;
     }
 

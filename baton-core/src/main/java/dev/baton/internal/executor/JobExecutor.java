@@ -3,8 +3,10 @@ package dev.baton.internal.executor;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.BatchJob;
 import dev.baton.CancelJob;
 import dev.baton.JobArgs;
+import dev.baton.JobContext;
 import dev.baton.RetryPolicy;
 import dev.baton.SnoozeJob;
 import dev.baton.internal.db.AdminStore;
@@ -19,8 +21,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -81,6 +88,7 @@ public final class JobExecutor {
   private final ExecutorService workers;
   private final TimeoutSweeper timeouts;
   private final Settings settings;
+  private final Map<String, Batcher> batchers; // by kind, for the kinds of batch handlers
   private final AtomicInteger active = new AtomicInteger();
   private static final ThreadLocal<RunningJob> CURRENT = new ThreadLocal<>();
   // The worker state of the calling thread, set while it runs jobs of this executor.
@@ -119,6 +127,13 @@ public final class JobExecutor {
       byType.computeIfAbsent(h.argsType(), mapper::readerFor);
     }
     this.readers = Map.copyOf(byType);
+    Map<String, Batcher> byKind = new HashMap<>();
+    for (HandlerEntry<?> h : handlers.values()) {
+      if (h.batches()) {
+        byKind.put(h.kind(), new Batcher(h));
+      }
+    }
+    this.batchers = Map.copyOf(byKind);
     this.completer = completer;
     this.held = held;
     this.counters = counters;
@@ -133,6 +148,13 @@ public final class JobExecutor {
    */
   public void execute(RunningJob job) {
     active.incrementAndGet();
+    if (!batchers.isEmpty()) {
+      Batcher b = batchers.get(job.job().kind());
+      if (b != null) {
+        b.add(job);
+        return;
+      }
+    }
     Worker w = worker.get();
     if (w != null && w.releasing && w.next == null) {
       w.next = job;
@@ -221,16 +243,7 @@ public final class JobExecutor {
         try {
           args = readers.get(entry.argsType()).readValue(job.args());
         } catch (Exception e) {
-          invalid =
-              Outcome.discard(
-                  "invalid_args",
-                  "args do not map to "
-                      + entry.argsType().getName()
-                      + " (kind "
-                      + job.kind()
-                      + "): "
-                      + e.getMessage()
-                      + "; discarded, as no retry can fix them");
+          invalid = invalidArgs(entry, job, e);
         }
         if (invalid != null) {
           outcome = invalid;
@@ -268,12 +281,220 @@ public final class JobExecutor {
     try {
       entry.handler().work(ctx, (A) args);
       return Outcome.success();
-    } catch (SnoozeJob s) {
-      return Outcome.snooze(s.delay());
-    } catch (CancelJob c) {
-      return Outcome.cancelled(c.getMessage());
     } catch (Throwable t) {
-      return Outcome.failed(t.getClass().getName(), t.getMessage(), t);
+      return outcomeOf(t);
+    }
+  }
+
+  /**
+   * The jobs of one batch handler's kind that are ready on this node, and the calls working them. A
+   * call takes every ready job up to the handler's maximum. A new call starts when none is running
+   * or a full batch is ready, so jobs that arrive while a call runs wait for the next call only as
+   * long as they are fewer than a batch.
+   */
+  private final class Batcher {
+    private final HandlerEntry<?> entry;
+    private final ConcurrentLinkedQueue<RunningJob> ready = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger size = new AtomicInteger();
+    private final AtomicInteger calls = new AtomicInteger();
+
+    Batcher(HandlerEntry<?> entry) {
+      this.entry = entry;
+    }
+
+    void add(RunningJob rj) {
+      ready.add(rj);
+      int n = size.incrementAndGet();
+      while (true) {
+        int c = calls.get();
+        if (c > 0 && n < entry.maxBatch()) {
+          return; // a running call takes it when it returns
+        }
+        if (calls.compareAndSet(c, c + 1)) {
+          break;
+        }
+      }
+      try {
+        workers.execute(this::loop);
+      } catch (RuntimeException e) {
+        calls.decrementAndGet();
+        if (ready.remove(rj)) {
+          size.decrementAndGet();
+        }
+        active.decrementAndGet();
+        throw e;
+      }
+    }
+
+    private void loop() {
+      while (true) {
+        List<RunningJob> batch = new ArrayList<>(Math.min(entry.maxBatch(), size.get() + 1));
+        RunningJob rj;
+        while (batch.size() < entry.maxBatch() && (rj = ready.poll()) != null) {
+          size.decrementAndGet();
+          batch.add(rj);
+        }
+        if (!batch.isEmpty()) {
+          runBatch(entry, batch);
+          continue;
+        }
+        calls.decrementAndGet();
+        // A job added after the poll may have seen this call still running and started none.
+        if (size.get() == 0 || !calls.compareAndSet(0, 1)) {
+          return;
+        }
+      }
+    }
+  }
+
+  /** Runs one call of {@code entry}'s batch handler for {@code jobs}, then finishes each job. */
+  private void runBatch(HandlerEntry<?> entry, List<RunningJob> jobs) {
+    Thread thread = Thread.currentThread();
+    BatchRun run = new BatchRun(thread, jobs.size());
+    Outcome[] outcomes = new Outcome[jobs.size()];
+    List<BatchJobImpl<?>> items = new ArrayList<>(jobs.size());
+    int[] itemOf = new int[jobs.size()];
+    JobListener listener = counters.listener;
+    long startedAt = System.nanoTime();
+    try {
+      for (int i = 0; i < jobs.size(); i++) {
+        RunningJob rj = jobs.get(i);
+        ClaimedJob job = rj.job();
+        rj.attach(thread, run);
+        itemOf[i] = -1;
+        StopReason before = rj.stopReason();
+        if (before == StopReason.LOST) {
+          outcomes[i] = Outcome.failed("lost", "lost before it started", null);
+        } else if (job.cancelRequested() || before == StopReason.CANCELLED) {
+          outcomes[i] = Outcome.cancelled("cancelled before it started");
+        } else {
+          Object args;
+          try {
+            args = readers.get(entry.argsType()).readValue(job.args());
+          } catch (Exception e) {
+            outcomes[i] = invalidArgs(entry, job, e);
+            continue;
+          }
+          itemOf[i] = items.size();
+          items.add(new BatchJobImpl<>(new JobContextImpl(rj, this), args));
+          rj.startedAtNanos(startedAt);
+          rescheduleTimeout(rj, startedAt + saturatedNanos(timeoutOf(entry)));
+          if (listener != null) {
+            listener.handlerStarting(
+                job, job.dueForMicros() * 1_000 + (startedAt - rj.claimedAtNanos()));
+          }
+        }
+      }
+      Outcome all = items.isEmpty() ? Outcome.success() : invokeBatch(entry, items);
+      long ran = System.nanoTime() - startedAt;
+      for (int i = 0; i < jobs.size(); i++) {
+        if (itemOf[i] >= 0) {
+          BatchJobImpl<?> item = items.get(itemOf[i]);
+          outcomes[i] = item.close(all);
+          if (listener != null) {
+            listener.handlerReturned(jobs.get(i).job(), ran);
+          }
+        }
+      }
+    } catch (Throwable unexpected) {
+      Outcome failed =
+          Outcome.failed(unexpected.getClass().getName(), unexpected.getMessage(), unexpected);
+      for (int i = 0; i < outcomes.length; i++) {
+        if (outcomes[i] == null) {
+          outcomes[i] = failed;
+        }
+      }
+    } finally {
+      StopReason ended = run.endedFor();
+      for (RunningJob rj : jobs) {
+        if (ended != null) {
+          rj.stop(ended); // a job whose own deadline had not been swept yet ended with the call
+        }
+        rj.cancelTimeout();
+        rj.detach();
+      }
+    }
+    for (int i = 0; i < jobs.size(); i++) {
+      try {
+        return_(jobs.get(i), outcomes[i]);
+      } finally {
+        active.decrementAndGet();
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <A extends JobArgs> Outcome invokeBatch(
+      HandlerEntry<A> entry, List<BatchJobImpl<?>> items) {
+    try {
+      entry.batchHandler().work(Collections.unmodifiableList((List<BatchJob<A>>) (List<?>) items));
+      return Outcome.success();
+    } catch (Throwable t) {
+      return outcomeOf(t);
+    }
+  }
+
+  private static Outcome outcomeOf(Throwable t) {
+    if (t instanceof SnoozeJob s) {
+      return Outcome.snooze(s.delay());
+    }
+    if (t instanceof CancelJob c) {
+      return Outcome.cancelled(c.getMessage());
+    }
+    return Outcome.failed(t.getClass().getName(), t.getMessage(), t);
+  }
+
+  private static Outcome invalidArgs(HandlerEntry<?> entry, ClaimedJob job, Exception e) {
+    return Outcome.discard(
+        "invalid_args",
+        "args do not map to "
+            + entry.argsType().getName()
+            + " (kind "
+            + job.kind()
+            + "): "
+            + e.getMessage()
+            + "; discarded, as no retry can fix them");
+  }
+
+  /** One job of a batch call: its context, its args and the outcome the handler gave it. */
+  private static final class BatchJobImpl<A extends JobArgs> implements BatchJob<A> {
+    private final JobContextImpl context;
+    private final A args;
+    private Outcome outcome; // guarded by this
+    private boolean closed; // guarded by this
+
+    @SuppressWarnings("unchecked")
+    BatchJobImpl(JobContextImpl context, Object args) {
+      this.context = context;
+      this.args = (A) args;
+    }
+
+    @Override
+    public JobContext context() {
+      return context;
+    }
+
+    @Override
+    public A args() {
+      return args;
+    }
+
+    @Override
+    public synchronized void fail(Throwable cause) {
+      Objects.requireNonNull(cause, "cause");
+      if (closed) {
+        throw new IllegalStateException(
+            "job " + context.jobId() + ": fail() after its batch handler returned");
+      }
+      if (outcome == null) {
+        outcome = outcomeOf(cause);
+      }
+    }
+
+    /** Ends the call for this job: its own outcome, else the call's. */
+    synchronized Outcome close(Outcome call) {
+      closed = true;
+      return outcome != null ? outcome : call;
     }
   }
 

@@ -22,6 +22,7 @@ public final class RunningJob {
   private final Consumer<RunningJob> releaseSlot;
   private final ReentrantLock lock = new ReentrantLock();
   private Thread thread;
+  private BatchRun batch; // the batch call this job is part of, while it runs in one
   private StopReason stopReason;
   private volatile boolean handlerDone;
   private volatile boolean started;
@@ -84,8 +85,11 @@ public final class RunningJob {
       boolean changed =
           stopReason == null || (reason == StopReason.LOST && stopReason != StopReason.LOST);
       if (changed) {
+        boolean first = stopReason == null;
         stopReason = reason;
-        if (thread != null) {
+        if (batch != null) {
+          batch.stopped(first, reason); // the batch's call decides whether to interrupt
+        } else if (thread != null) {
           thread.interrupt();
         }
       }
@@ -117,10 +121,26 @@ public final class RunningJob {
     }
   }
 
+  /** As {@link #attach}, for a job of the batch call {@code run} on {@code t}. */
+  void attach(Thread t, BatchRun run) {
+    lock.lock();
+    try {
+      started = true;
+      thread = t;
+      batch = run;
+      if (stopReason != null) {
+        run.stopped(true, stopReason);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   void detach() {
     lock.lock();
     try {
       thread = null;
+      batch = null;
       // Clear an interrupt aimed at this job so it cannot leak into the thread's next task.
       Thread.interrupted();
     } finally {

@@ -1,0 +1,42 @@
+package dev.baton.internal.executor;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One call of a batch handler, as its jobs' stops see it: the call's thread is interrupted when the
+ * call must end for all of its jobs (the timeout, this client stopping) or once every job of it was
+ * told to stop; a stop of only some of them leaves the call running. Not public API.
+ */
+final class BatchRun {
+  private final Thread thread;
+  private final int size;
+  private final AtomicInteger stopped = new AtomicInteger();
+  private volatile StopReason endedFor; // why the whole call was interrupted, once it was
+
+  BatchRun(Thread thread, int size) {
+    this.thread = thread;
+    this.size = size;
+  }
+
+  /**
+   * A job of this call was told to stop for {@code reason}; {@code first} when it had not been told
+   * before. Called under that job's lock, while the job is attached to the call.
+   */
+  void stopped(boolean first, StopReason reason) {
+    int n = first ? stopped.incrementAndGet() : stopped.get();
+    if (reason == StopReason.TIMED_OUT || reason == StopReason.SHUTDOWN) {
+      endedFor = reason;
+      thread.interrupt();
+    } else if (n >= size) {
+      thread.interrupt();
+    }
+  }
+
+  /**
+   * The timeout or stop that interrupted the whole call, or null: every job of the call that was
+   * not told to stop yet is to be treated as stopped for it, as a job alone on its thread would.
+   */
+  StopReason endedFor() {
+    return endedFor;
+  }
+}
