@@ -206,19 +206,30 @@ public final class HarnessAdapter {
     CountDownLatch all = new CountDownLatch(1);
     // The client that works the queue; it also does the bulk enqueue (before it is started: with
     // the workers stopped, as W1 asks).
-    Baton worker =
-        Baton.builder(ds)
-            .config(s.workerConfig())
-            .handler(
-                BenchJobs.Noop.class,
-                (ctx, args) -> {
-                  long now = System.nanoTime(); // first action: record the job
-                  first.compareAndSet(Long.MIN_VALUE, now);
-                  if (seen.incrementAndGet() == count) {
-                    all.countDown();
-                  }
-                })
-            .build();
+    Baton.Builder builder = Baton.builder(ds).config(s.workerConfig());
+    if (s.batchHandler() > 0) {
+      builder.batchHandler(
+          BenchJobs.Noop.class,
+          s.batchHandler(),
+          batch -> {
+            long now = System.nanoTime(); // first action: record the jobs
+            first.compareAndSet(Long.MIN_VALUE, now);
+            if (seen.addAndGet(batch.size()) == count) {
+              all.countDown();
+            }
+          });
+    } else {
+      builder.handler(
+          BenchJobs.Noop.class,
+          (ctx, args) -> {
+            long now = System.nanoTime(); // first action: record the job
+            first.compareAndSet(Long.MIN_VALUE, now);
+            if (seen.incrementAndGet() == count) {
+              all.countDown();
+            }
+          });
+    }
+    Baton worker = builder.build();
     int chunk = s.bulkChunk() > 0 ? s.bulkChunk() : count;
     List<List<JobRequest>> chunks = new ArrayList<>();
     for (int from = 0; from < count; from += chunk) {

@@ -58,6 +58,9 @@ import java.util.Properties;
  *         <li>{@code BATON_PREFETCH} [unset: the library's adaptive claim depth]: the working
  *             client's {@link BatonConfig.Builder#prefetch(int)}, a fixed number of jobs its queue
  *             claims ahead of its free slots.
+ *         <li>{@code BATON_BATCH_HANDLER} [0 = a one-job handler]: W1 only; n &gt; 0 works the
+ *             no-op jobs with a {@link dev.baton.BatchJobHandler} of batches of up to n (one call
+ *             for the jobs ready together, each job still claimed, fenced and finished on its own).
  *       </ul>
  * </ul>
  *
@@ -85,6 +88,7 @@ record HarnessSettings(
     boolean claimOnEnqueue,
     boolean keepCompleted,
     Integer prefetch,
+    int batchHandler,
     List<String> tunedBy) {
 
   /** Baton's schema: the default one. The database is created fresh for every run. */
@@ -150,6 +154,7 @@ record HarnessSettings(
         Boolean.parseBoolean(claim),
         Boolean.parseBoolean(keep),
         env("BATON_PREFETCH", null) == null ? null : envInt("BATON_PREFETCH", 0),
+        envInt("BATON_BATCH_HANDLER", 0),
         tunedBy(claim, keep));
   }
 
@@ -164,6 +169,9 @@ record HarnessSettings(
     }
     if (env("BATON_PREFETCH", null) != null) {
       t.add("prefetch " + envInt("BATON_PREFETCH", 0));
+    }
+    if (envInt("BATON_BATCH_HANDLER", 0) > 0) {
+      t.add("batch handler of up to " + envInt("BATON_BATCH_HANDLER", 0));
     }
     if (keepCompleted.equals("false")) {
       t.add("completed rows deleted");

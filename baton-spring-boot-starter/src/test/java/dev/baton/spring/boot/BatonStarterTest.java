@@ -9,10 +9,12 @@ import dev.baton.Baton;
 import dev.baton.dashboard.DashboardServer;
 import dev.baton.spring.boot.shop.OrderService;
 import dev.baton.spring.boot.shop.OrderService.Payment;
+import dev.baton.spring.boot.shop.RestockCheck;
 import dev.baton.spring.boot.shop.ShopRecord;
 import dev.baton.testing.TestDatabase;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -71,6 +73,16 @@ class BatonStarterTest {
     await().atMost(WAIT).until(() -> record.wasConfirmed("happy-customer"));
     assertThat(orders.ordersOf("happy-customer")).isOne();
     assertThat(confirmationJobsOf("happy-customer")).isOne();
+  }
+
+  @Test
+  @Order(2)
+  void batchHandlerBeanWorksItsKind() {
+    List<String> skus = List.of("sku-1", "sku-2", "sku-3");
+    for (String sku : skus) {
+      baton.enqueue(new RestockCheck(sku));
+    }
+    await().atMost(WAIT).until(() -> skus.stream().allMatch(record::wasChecked));
   }
 
   @Test

@@ -11,6 +11,7 @@ public class ShopRecord {
   private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
   private final Set<String> blocked = ConcurrentHashMap.newKeySet();
   private final AtomicInteger ticks = new AtomicInteger();
+  private final Set<String> checked = ConcurrentHashMap.newKeySet();
 
   void confirmed(String customer) {
     confirmed.add(customer);
@@ -23,6 +24,15 @@ public class ShopRecord {
   /** How many periodic {@link Tick} jobs were handled. */
   public int ticks() {
     return ticks.get();
+  }
+
+  void checked(String sku) {
+    checked.add(sku);
+  }
+
+  /** Whether the {@link RestockCheck} of {@code sku} was handled. */
+  public boolean wasChecked(String sku) {
+    return checked.contains(sku);
   }
 
   void blockStarted(String marker) {
