@@ -32,7 +32,8 @@ import java.util.List;
  * nothing: those jobs' {@link JobContext#isCancelled()} turns true, a lost job's outcome is dropped
  * (its new holder's counts), and a cancelled job is recorded as cancelled unless the batch
  * completed it. Client interceptors ({@link dev.baton.spi.JobInterceptor}) wrap one job's attempt,
- * so they are not applied to batch calls; metrics count every job as usual.
+ * so they are not applied to batch calls, nor are the job fields put in the logging MDC; metrics
+ * count every job as usual.
  *
  * @param <A> the args type
  */

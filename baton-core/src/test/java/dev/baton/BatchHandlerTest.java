@@ -223,6 +223,34 @@ class BatchHandlerTest {
   }
 
   @Test
+  void aDrainRunsABatchHandlersJobsOneAtATimeWithTheirOwnOutcomes() {
+    try (Fixture f = new Fixture()) {
+      List<Integer> sizes = new CopyOnWriteArrayList<>();
+      Baton baton =
+          Baton.builder(f.dataSource())
+              .config(f.config().queue("default", 4).build())
+              .batchHandler(
+                  Tiny.class,
+                  batch -> {
+                    sizes.add(batch.size());
+                    if (batch.get(0).args().n() == 1) {
+                      batch.get(0).fail(new IllegalStateException("odd one"));
+                    }
+                  })
+              .build();
+      baton.enqueue(new Tiny(0));
+      baton.enqueue(new Tiny(1));
+
+      List<JobRun> runs = baton.drain("default", java.time.Instant.now().plusSeconds(1));
+
+      assertThat(runs)
+          .extracting(JobRun::state)
+          .containsExactly(JobState.COMPLETED, JobState.RETRYABLE);
+      assertThat(sizes).containsExactly(1, 1);
+    }
+  }
+
+  @Test
   void aMaximumOutsideItsRangeIsRefusedNamingIt() {
     Baton.Builder b = Baton.builder(new org.postgresql.ds.PGSimpleDataSource());
     assertThatThrownBy(() -> b.batchHandler(Tiny.class, 0, batch -> {}))
