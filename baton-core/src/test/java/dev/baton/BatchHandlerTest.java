@@ -223,6 +223,41 @@ class BatchHandlerTest {
   }
 
   @Test
+  void aCallPastItsTimeoutThatIgnoresTheInterruptDoesNotHoldUpTheJobsAfterIt() throws Exception {
+    try (Fixture f = new Fixture()) {
+      CountDownLatch stuck = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Baton w =
+          f.start(
+              f.config().queue("default", 8).jobTimeout(Duration.ofMillis(300)).build(),
+              b ->
+                  b.batchHandler(
+                      Tiny.class,
+                      batch -> {
+                        if (batch.get(0).args().n() == 0) {
+                          stuck.countDown();
+                          while (release.getCount() > 0) { // ignores interrupts, as a hung call
+                            try {
+                              release.await(10, TimeUnit.MILLISECONDS);
+                            } catch (InterruptedException ignored) {
+                              // a hung call does not notice
+                            }
+                          }
+                        }
+                      }));
+      try {
+        w.enqueue(new Tiny(0));
+        assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+        long after = w.enqueue(new Tiny(1)).job().id();
+        await().atMost(WAIT).until(() -> f.job(after).state() == JobState.COMPLETED);
+        assertThat(release.getCount()).isOne(); // the first call was still stuck
+      } finally {
+        release.countDown();
+      }
+    }
+  }
+
+  @Test
   void aDrainRunsABatchHandlersJobsOneAtATimeWithTheirOwnOutcomes() {
     try (Fixture f = new Fixture()) {
       List<Integer> sizes = new CopyOnWriteArrayList<>();

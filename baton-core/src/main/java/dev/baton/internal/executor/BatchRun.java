@@ -1,6 +1,7 @@
 package dev.baton.internal.executor;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One call of a batch handler, as its jobs' stops see it: the call's thread is interrupted when the
@@ -10,12 +11,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class BatchRun {
   private final Thread thread;
   private final int size;
+  private final Runnable overdue;
   private final AtomicInteger stopped = new AtomicInteger();
-  private volatile StopReason endedFor; // why the whole call was interrupted, once it was
+  private final AtomicReference<StopReason> endedFor = new AtomicReference<>(); // set once
 
-  BatchRun(Thread thread, int size) {
+  /** A call of {@code size} jobs on {@code thread}; {@code overdue} runs once, at its timeout. */
+  BatchRun(Thread thread, int size, Runnable overdue) {
     this.thread = thread;
     this.size = size;
+    this.overdue = overdue;
   }
 
   /**
@@ -25,8 +29,12 @@ final class BatchRun {
   void stopped(boolean first, StopReason reason) {
     int n = first ? stopped.incrementAndGet() : stopped.get();
     if (reason == StopReason.TIMED_OUT || reason == StopReason.SHUTDOWN) {
-      endedFor = reason;
+      // Under the lock of one job only: two jobs may race to end the call, and one of them wins.
+      boolean firstEnd = endedFor.compareAndSet(null, reason);
       thread.interrupt();
+      if (firstEnd && reason == StopReason.TIMED_OUT) {
+        overdue.run();
+      }
     } else if (n >= size) {
       thread.interrupt();
     }
@@ -37,6 +45,6 @@ final class BatchRun {
    * not told to stop yet is to be treated as stopped for it, as a job alone on its thread would.
    */
   StopReason endedFor() {
-    return endedFor;
+    return endedFor.get();
   }
 }

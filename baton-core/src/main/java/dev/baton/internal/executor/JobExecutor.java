@@ -290,13 +290,14 @@ public final class JobExecutor {
    * The jobs of one batch handler's kind that are ready on this node, and the calls working them. A
    * call takes every ready job up to the handler's maximum. A new call starts when none is running
    * or a full batch is ready, so jobs that arrive while a call runs wait for the next call only as
-   * long as they are fewer than a batch.
+   * long as they are fewer than a batch. A call past its timeout no longer counts as running: a
+   * handler that ignores the interrupt holds up its own jobs, not the ones waiting after it.
    */
   private final class Batcher {
     private final HandlerEntry<?> entry;
     private final ConcurrentLinkedQueue<RunningJob> ready = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
-    private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicInteger calls = new AtomicInteger(); // running, not past their timeout
 
     Batcher(HandlerEntry<?> entry) {
       this.entry = entry;
@@ -326,6 +327,18 @@ public final class JobExecutor {
       }
     }
 
+    /** A call passed its timeout: it stops counting, and waiting jobs get a call of their own. */
+    void overdue() {
+      calls.decrementAndGet();
+      if (size.get() > 0 && calls.compareAndSet(0, 1)) {
+        try {
+          workers.execute(this::loop);
+        } catch (RuntimeException e) {
+          calls.decrementAndGet(); // the client is stopping: the jobs are handed back or rescued
+        }
+      }
+    }
+
     private void loop() {
       while (true) {
         List<RunningJob> batch = new ArrayList<>(Math.min(entry.maxBatch(), size.get() + 1));
@@ -335,7 +348,9 @@ public final class JobExecutor {
           batch.add(rj);
         }
         if (!batch.isEmpty()) {
-          runBatch(entry, batch);
+          if (!runBatch(this, batch) && (size.get() == 0 || !calls.compareAndSet(0, 1))) {
+            return; // an overdue call, already uncounted, and another call has the waiting jobs
+          }
           continue;
         }
         calls.decrementAndGet();
@@ -347,10 +362,14 @@ public final class JobExecutor {
     }
   }
 
-  /** Runs one call of {@code entry}'s batch handler for {@code jobs}, then finishes each job. */
-  private void runBatch(HandlerEntry<?> entry, List<RunningJob> jobs) {
+  /**
+   * Runs one call of {@code batcher}'s handler for {@code jobs}, then finishes each job. Returns
+   * false when the call went past its timeout, and so no longer counts among the batcher's calls.
+   */
+  private boolean runBatch(Batcher batcher, List<RunningJob> jobs) {
+    HandlerEntry<?> entry = batcher.entry;
     Thread thread = Thread.currentThread();
-    BatchRun run = new BatchRun(thread, jobs.size());
+    BatchRun run = new BatchRun(thread, jobs.size(), batcher::overdue);
     Outcome[] outcomes = new Outcome[jobs.size()];
     List<BatchJobImpl<?>> items = new ArrayList<>(jobs.size());
     int[] itemOf = new int[jobs.size()];
@@ -421,6 +440,7 @@ public final class JobExecutor {
         active.decrementAndGet();
       }
     }
+    return run.endedFor() != StopReason.TIMED_OUT;
   }
 
   @SuppressWarnings("unchecked")
