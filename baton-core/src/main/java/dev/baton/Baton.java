@@ -874,7 +874,8 @@ public final class Baton implements AutoCloseable {
         return;
       }
       lifecycle = Lifecycle.STOPPED;
-      RunningJob caller = JobExecutor.currentJob(); // stop() called from a handler of ours
+      // stop() called from a handler of ours: its own jobs are not waited for or stopped
+      List<RunningJob> caller = JobExecutor.currentJobs();
       try {
         if (poller != null) {
           interrupted |= uninterruptibly(() -> poller.stop(Duration.ofSeconds(10)));
@@ -886,7 +887,7 @@ public final class Baton implements AutoCloseable {
         interrupted |= awaitHandlers(timeout, caller);
         if (executor != null && activeBesides(caller) > 0) {
           for (RunningJob rj : held.snapshot()) {
-            if (!rj.handlerDone() && rj != caller) {
+            if (!rj.handlerDone() && !caller.contains(rj)) {
               rj.stop(StopReason.SHUTDOWN);
             }
           }
@@ -912,7 +913,7 @@ public final class Baton implements AutoCloseable {
           interrupted |= uninterruptibly(() -> notifier.stop(Duration.ofSeconds(10)));
         }
         shutdown(timer);
-        if (caller == null) {
+        if (caller.isEmpty()) {
           shutdown(workers);
         } else if (workers != null) {
           workers.shutdown(); // do not interrupt the calling handler's own thread
@@ -946,8 +947,8 @@ public final class Baton implements AutoCloseable {
     }
   }
 
-  private int activeBesides(RunningJob caller) {
-    return executor == null ? 0 : executor.active() - (caller != null ? 1 : 0);
+  private int activeBesides(List<RunningJob> caller) {
+    return executor == null ? 0 : executor.active() - caller.size();
   }
 
   /** Same as {@link #stop()}. */
@@ -960,7 +961,7 @@ public final class Baton implements AutoCloseable {
    * Waits up to {@code timeout} until every execution (but the caller's own) has returned and
    * queued its finish. Returns whether the calling thread was interrupted meanwhile.
    */
-  private boolean awaitHandlers(Duration timeout, RunningJob caller) {
+  private boolean awaitHandlers(Duration timeout, List<RunningJob> caller) {
     boolean interrupted = false;
     long deadline = System.nanoTime() + timeout.toNanos();
     while (activeBesides(caller) > 0 && System.nanoTime() - deadline < 0) {
@@ -1127,6 +1128,24 @@ public final class Baton implements AutoCloseable {
      */
     public <A extends JobArgs> Builder batchHandler(
         Class<A> argsType, int maxBatch, BatchJobHandler<A> handler) {
+      return registerBatch(argsType, maxBatch, null, handler);
+    }
+
+    /**
+     * As {@link #batchHandler(Class, int, BatchJobHandler)}, with a timeout of the kind's own (at
+     * least 10 ms), counted for every job of a call from the call's start.
+     */
+    public <A extends JobArgs> Builder batchHandler(
+        Class<A> argsType, int maxBatch, Duration timeout, BatchJobHandler<A> handler) {
+      if (timeout == null || timeout.compareTo(Duration.ofMillis(10)) < 0) {
+        throw new InvalidConfigException(
+            "timeout of batch handler " + argsType.getName(), "at least 10 ms", timeout);
+      }
+      return registerBatch(argsType, maxBatch, timeout, handler);
+    }
+
+    private <A extends JobArgs> Builder registerBatch(
+        Class<A> argsType, int maxBatch, Duration timeout, BatchJobHandler<A> handler) {
       Objects.requireNonNull(argsType, "argsType");
       Objects.requireNonNull(handler, "handler");
       if (maxBatch < 1 || maxBatch > MAX_BATCH) {
@@ -1134,7 +1153,7 @@ public final class Baton implements AutoCloseable {
             "maxBatch of batch handler " + argsType.getName(), "1 to " + MAX_BATCH, maxBatch);
       }
       return put(
-          new HandlerEntry<>(JobArgs.kindOf(argsType), argsType, null, null, handler, maxBatch));
+          new HandlerEntry<>(JobArgs.kindOf(argsType), argsType, null, timeout, handler, maxBatch));
     }
 
     private <A extends JobArgs> Builder register(

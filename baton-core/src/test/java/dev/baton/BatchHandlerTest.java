@@ -203,7 +203,7 @@ class BatchHandlerTest {
   }
 
   @Test
-  void theTimeoutInterruptsTheWholeCall() {
+  void theKindsTimeoutInterruptsTheWholeCall() {
     try (Fixture f = new Fixture()) {
       EnqueueOptions once = EnqueueOptions.builder().maxAttempts(1).build();
       List<Long> ids = new ArrayList<>();
@@ -211,8 +211,13 @@ class BatchHandlerTest {
         ids.add(f.reader().enqueue(new Tiny(i), once).job().id());
       }
       f.start(
-          f.config().queue("default", 8).jobTimeout(Duration.ofMillis(300)).build(),
-          b -> b.batchHandler(Tiny.class, batch -> Fixture.blockUntilInterrupted()));
+          f.config().queue("default", 8).build(), // the client's timeout: 5 minutes
+          b ->
+              b.batchHandler(
+                  Tiny.class,
+                  10,
+                  Duration.ofMillis(300), // the kind's own
+                  batch -> Fixture.blockUntilInterrupted()));
       for (long id : ids) {
         await().atMost(WAIT).until(() -> f.job(id).state() == JobState.DISCARDED);
         assertThat(f.job(id).errors())
@@ -254,6 +259,26 @@ class BatchHandlerTest {
       } finally {
         release.countDown();
       }
+    }
+  }
+
+  @Test
+  void stopCalledFromABatchHandlerDoesNotWaitForItsOwnCall() throws Exception {
+    try (Fixture f = new Fixture()) {
+      CountDownLatch stopped = new CountDownLatch(1);
+      AtomicReference<Baton> client = new AtomicReference<>();
+      client.set(
+          f.start(
+              f.config().queue("default", 8).stopTimeout(Duration.ofSeconds(60)).build(),
+              b ->
+                  b.batchHandler(
+                      Tiny.class,
+                      batch -> {
+                        client.get().stop(); // waits for every handler but this call's jobs
+                        stopped.countDown();
+                      })));
+      client.get().enqueue(new Tiny(0));
+      assertThat(stopped.await(20, TimeUnit.SECONDS)).isTrue();
     }
   }
 

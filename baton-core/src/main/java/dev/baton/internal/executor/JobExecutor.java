@@ -91,6 +91,7 @@ public final class JobExecutor {
   private final Map<String, Batcher> batchers; // by kind, for the kinds of batch handlers
   private final AtomicInteger active = new AtomicInteger();
   private static final ThreadLocal<RunningJob> CURRENT = new ThreadLocal<>();
+  private static final ThreadLocal<List<RunningJob>> CURRENT_BATCH = new ThreadLocal<>();
   // The worker state of the calling thread, set while it runs jobs of this executor.
   private final ThreadLocal<Worker> worker = new ThreadLocal<>();
 
@@ -202,9 +203,17 @@ public final class JobExecutor {
     return active.get();
   }
 
-  /** The job whose handler runs on the calling thread, or null. */
-  public static RunningJob currentJob() {
-    return CURRENT.get();
+  /**
+   * The jobs whose handler runs on the calling thread: the one job of a handler, the jobs of a
+   * batch handler's call, or none.
+   */
+  public static List<RunningJob> currentJobs() {
+    RunningJob one = CURRENT.get();
+    if (one != null) {
+      return List.of(one);
+    }
+    List<RunningJob> batch = CURRENT_BATCH.get();
+    return batch != null ? batch : List.of();
   }
 
   private void run(RunningJob rj) {
@@ -370,6 +379,16 @@ public final class JobExecutor {
     HandlerEntry<?> entry = batcher.entry;
     Thread thread = Thread.currentThread();
     BatchRun run = new BatchRun(thread, jobs.size(), batcher::overdue);
+    CURRENT_BATCH.set(List.copyOf(jobs));
+    try {
+      return callBatch(entry, thread, run, jobs);
+    } finally {
+      CURRENT_BATCH.remove();
+    }
+  }
+
+  private boolean callBatch(
+      HandlerEntry<?> entry, Thread thread, BatchRun run, List<RunningJob> jobs) {
     Outcome[] outcomes = new Outcome[jobs.size()];
     List<BatchJobImpl<?>> items = new ArrayList<>(jobs.size());
     int[] itemOf = new int[jobs.size()];
