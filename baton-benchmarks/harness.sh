@@ -20,7 +20,8 @@
 #                     -c1 rows of docs/BENCHMARKS.md set -XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 #   JAVA_HOME         the JDK that runs it (default: java on the PATH); e.g. a JDK 21+ for
 #                     virtual threads
-#   BATON_CONCURRENCY, BATON_PREFETCH, BATON_POOL, BATON_ENQUEUE_VIA, BATON_BULK_CHUNK: see HarnessSettings.java
+#   BATON_CONCURRENCY, BATON_PREFETCH, BATON_POOL, BATON_ENQUEUE_VIA, BATON_BULK_CHUNK,
+#   BATON_BATCH_HANDLER (W1 with a batch handler of up to n jobs a call): see HarnessSettings.java
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=jar.sh
