@@ -23,17 +23,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
  * The pgbench scripts in {@code baton-benchmarks/pgbench/} are "Baton's own limit" only while they
  * run Baton's SQL: these tests compare them with the statements the compiled {@code HolderStore}
  * prepares, and run them (as pgbench would, with {@code -M prepared}) against PostgreSQL.
  *
- * <p>{@code HolderStore} is internal and its statements are private: they are read by reflection,
- * by name (no import of {@code dev.baton.internal}), from a store made for schema {@code baton},
- * the schema the scripts name. A test failing here after a change of {@code HolderStore} means:
- * copy the changed SQL into the script (the expected text is in the message), with each {@code ?}
- * as the pgbench variable listed below for its position.
+ * <p>{@code HolderStore} and {@code EnqueueStore} are internal and their statements are private:
+ * they are read by reflection, by name (no import of {@code dev.baton.internal}), from a store made
+ * for schema {@code baton}, the schema the scripts name. A test failing here after a change of
+ * either means: copy the changed SQL into the script (the expected text is in the message), with
+ * each {@code ?} as the pgbench variable listed below for its position.
  */
 class PgbenchScriptsTest {
   private static final Path DIR = Path.of("pgbench"); // the module's folder is the working dir
@@ -55,6 +57,24 @@ class PgbenchScriptsTest {
    * The variables standing for the (ids, fences) arrays of a completion, in HolderStore's order.
    */
   private static final List<String> COMPLETION_BINDS = List.of("ids", "fences");
+
+  /**
+   * What stands for EnqueueStore.ENQUEUE's binds, in its order: queue, kind, args, run time,
+   * priority, max attempts, run time, key, metadata, channel. pgbench has no NULL value: the run
+   * time and the key, NULL for a job due now without a key, are NULLIF of a variable set to none.
+   */
+  private static final List<String> ENQUEUE_BINDS =
+      List.of(
+          ":queue",
+          ":kind",
+          ":args",
+          "NULLIF(:run_at, 'none')",
+          ":priority",
+          ":max_attempts",
+          "NULLIF(:run_at, 'none')",
+          "NULLIF(:key, 'none')",
+          ":metadata",
+          ":channel");
 
   /** COMPLETE_AND_CLAIM binds the completion's arrays, then the claim's binds. */
   private static final List<String> COMPLETE_AND_CLAIM_BINDS =
@@ -106,6 +126,14 @@ class PgbenchScriptsTest {
   }
 
   @Test
+  void enqueueScriptRunsEnqueueStoresEnqueue() throws Exception {
+    List<String> commands = sqlCommands(read("enqueue.sql"));
+    assertThat(commands).as("SQL commands of enqueue.sql").hasSize(1);
+    assertSameSql(
+        "enqueue.sql", commands.get(0), withBinds(enqueueStoreSql("enqueue"), ENQUEUE_BINDS));
+  }
+
+  @Test
   void aChangedStatementIsCaught() throws Exception {
     // The comparison is not vacuous: the script with one word of HolderStore's claim changed
     // differs.
@@ -131,6 +159,52 @@ class PgbenchScriptsTest {
   @Test
   void completeAndClaimDeleteDrainsTheQueueDeletingAndCountingEveryJobOnce() throws Exception {
     drainAndCheck("complete_and_claim_delete.sql");
+  }
+
+  @Test
+  void enqueueScriptsInsertAvailableJobsAndNotifyTheQueue() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    String schema = db.newSchemaName();
+    new Migrator(db.admin(), schema).up();
+    Map<String, String> v =
+        new HashMap<>(
+            Map.of(
+                "queue", "default",
+                "kind", "bench_noop",
+                "args", "{\"single\": true}",
+                "priority", "0",
+                "max_attempts", "20",
+                "run_at", "none",
+                "key", "none",
+                "metadata", "{}",
+                "channel", schema + "_insert",
+                "n", "30"));
+    try (Connection listener = db.admin().getConnection();
+        Connection c = db.admin().getConnection()) {
+      try (Statement st = listener.createStatement()) {
+        st.execute("LISTEN \"" + schema + "_insert\"");
+      }
+      for (Command command : commands(inSchema(read("enqueue.sql"), schema))) {
+        command.run(c, v);
+        command.run(c, v);
+      }
+      for (Command command : commands(inSchema(read("enqueue_bulk.sql"), schema))) {
+        command.run(c, v);
+      }
+      PGNotification[] heard = listener.unwrap(PGConnection.class).getNotifications(10_000);
+      assertThat(heard).isNotNull();
+      assertThat(heard).extracting(PGNotification::getParameter).contains("default");
+    }
+    assertThat(
+            db.queryLong(
+                count(
+                    schema,
+                    "state = 'available' AND kind = 'bench_noop' AND queue = 'default'"
+                        + " AND idempotency_key IS NULL AND scheduled_at <= now()"
+                        + " AND args = '{\"single\": true}'")))
+        .as("the two single enqueues")
+        .isEqualTo(2);
+    assertThat(db.queryLong(count(schema, "state = 'available'"))).isEqualTo(32);
   }
 
   /**
@@ -257,8 +331,26 @@ class PgbenchScriptsTest {
     return (String) f.get(store);
   }
 
+  /** The text of a statement EnqueueStore prepares for schema {@code baton} (a private field). */
+  private static String enqueueStoreSql(String field) throws Exception {
+    Class<?> schemaName = Class.forName("dev.baton.internal.db.SchemaName");
+    Class<?> enqueueStore = Class.forName("dev.baton.internal.db.EnqueueStore");
+    Object store =
+        enqueueStore
+            .getConstructor(schemaName)
+            .newInstance(schemaName.getMethod("of", String.class).invoke(null, "baton"));
+    Field f = enqueueStore.getDeclaredField(field);
+    f.setAccessible(true);
+    return (String) f.get(store);
+  }
+
   /** {@code sql} with its {@code ?} binds replaced, in order, by {@code :name}. */
   private static String withVariables(String sql, List<String> names) {
+    return withBinds(sql, names.stream().map(n -> ":" + n).toList());
+  }
+
+  /** {@code sql} with its {@code ?} binds replaced, in order, by {@code binds}. */
+  private static String withBinds(String sql, List<String> names) {
     StringBuilder sb = new StringBuilder();
     int next = 0;
     char quote = 0;
@@ -270,15 +362,15 @@ class PgbenchScriptsTest {
         quote = ch;
       } else if (ch == '?') {
         assertThat(next)
-            .as("HolderStore's statement has more binds than the script has variables for:\n" + sql)
+            .as("The store's statement has more binds than the script has variables for:\n" + sql)
             .isLessThan(names.size());
-        sb.append(':').append(names.get(next++));
+        sb.append(names.get(next++));
         continue;
       }
       sb.append(ch);
     }
     assertThat(next)
-        .as("HolderStore's statement has fewer binds than the script has variables for:\n" + sql)
+        .as("The store's statement has fewer binds than the script has variables for:\n" + sql)
         .isEqualTo(names.size());
     return sb.toString();
   }
@@ -292,9 +384,9 @@ class PgbenchScriptsTest {
     }
     assertThat(a)
         .as(
-            "%s must be HolderStore's SQL (comments and spacing aside); they differ at character %d:"
-                + "%n  script:   ...%s%n  HolderStore: ...%s%nIf HolderStore changed, update the script."
-                + " HolderStore's statement, with the script's variables:%n%s%n",
+            "%s must be the store's SQL (comments and spacing aside); they differ at character %d:"
+                + "%n  script:   ...%s%n  store:    ...%s%nIf the store changed, update the script."
+                + " The store's statement, with the script's variables:%n%s%n",
             what, at, excerpt(a, at), excerpt(e, at), expected)
         .isEqualTo(e);
   }
