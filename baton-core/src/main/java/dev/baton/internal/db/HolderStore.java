@@ -83,6 +83,17 @@ public final class HolderStore {
   // a transactional completion write overlapping rows of one node at once, and rows locked in
   // whatever order a plan visits them could deadlock them.
 
+  // The answer of COMPLETE_AND_CLAIM and COMPLETE_AND_CLAIM_DELETING, as readClaimedArrays reads
+  // it: one row, whatever was completed or claimed.
+  private static final String COMPLETE_AND_CLAIM_ANSWER =
+      """
+      SELECT (SELECT array_agg(done.fence) FROM done) AS done_fences,
+             array_agg(id), array_agg(queue), array_agg(kind), array_agg(args), array_agg(attempt),
+             array_agg(max_attempts), array_agg(fence), array_agg(idempotency_key),
+             array_agg(metadata), array_agg(deadline_us), array_agg(cancel_requested),
+             array_agg(due_for_us)
+      FROM claimed""";
+
   // The hot path when a node has finished jobs to report: one statement completes them (each only
   // if still held) and claims the next batch, as CLAIM does. One commit instead of two per batch.
   // The two UPDATEs never touch the same row: one takes running rows, the other available ones.
@@ -136,12 +147,8 @@ public final class HolderStore {
                   greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
                     AS due_for_us
       )
-      SELECT (SELECT array_agg(done.fence) FROM done) AS done_fences,
-             array_agg(id), array_agg(queue), array_agg(kind), array_agg(args), array_agg(attempt),
-             array_agg(max_attempts), array_agg(fence), array_agg(idempotency_key),
-             array_agg(metadata), array_agg(deadline_us), array_agg(cancel_requested),
-             array_agg(due_for_us)
-      FROM claimed""";
+      """
+          + COMPLETE_AND_CLAIM_ANSWER;
 
   // COMPLETE_AND_CLAIM when completed jobs are not kept (completedRetention zero): the held rows
   // are deleted, as the CTE "done". A delete writes no new row version and no index entry, where
@@ -204,12 +211,8 @@ public final class HolderStore {
                   greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
                     AS due_for_us
       )
-      SELECT (SELECT array_agg(done.fence) FROM done) AS done_fences,
-             array_agg(id), array_agg(queue), array_agg(kind), array_agg(args), array_agg(attempt),
-             array_agg(max_attempts), array_agg(fence), array_agg(idempotency_key),
-             array_agg(metadata), array_agg(deadline_us), array_agg(cancel_requested),
-             array_agg(due_for_us)
-      FROM claimed""";
+      """
+          + COMPLETE_AND_CLAIM_ANSWER;
 
   // Plain completions of many jobs in one statement, each only if still held: a row that another
   // holder claimed since, or that was rescued or cancelled, is not touched. Returns the fence each
