@@ -56,6 +56,7 @@ final class BatonConfigBinder {
     set("maintenance-interval", p.getMaintenanceInterval(), b::maintenanceInterval);
     set("maintenance-enabled", p.getMaintenanceEnabled(), b::maintenanceEnabled);
     set("leader-ttl", p.getLeaderTtl(), b::leaderTtl);
+    set("max-rescues", p.getMaxRescues(), b::maxRescues);
     set("node-heartbeat-interval", p.getNodeHeartbeatInterval(), b::nodeHeartbeatInterval);
     set("node-ttl", p.getNodeTtl(), b::nodeTtl);
     set("clean-interval", p.getCleanInterval(), b::cleanInterval);
@@ -66,6 +67,7 @@ final class BatonConfigBinder {
     set("archive-finished", p.getArchiveFinished(), b::archiveFinished);
     set("stop-timeout", p.getStopTimeout(), b::stopTimeout);
     set("max-args-bytes", p.getMaxArgsBytes(), b::maxArgsBytes);
+    set("max-metadata-bytes", p.getMaxMetadataBytes(), b::maxMetadataBytes);
     set("allow-unknown-kinds", p.getAllowUnknownKinds(), b::allowUnknownKinds);
     for (int i = 0; i < p.getKnownKinds().size(); i++) {
       set("known-kinds[" + i + "]", p.getKnownKinds().get(i), k -> b.knownKinds(k));

@@ -34,7 +34,8 @@ public class BatonProperties {
   private boolean migrate = false;
 
   /**
-   * Schema of Baton's tables: 1-55 lower-case letters, digits and _, starting with a letter or _.
+   * Schema of Baton's tables; default baton. 1-55 lower-case letters, digits and _, starting with a
+   * letter or _.
    */
   private String schema = "baton";
 
@@ -45,15 +46,23 @@ public class BatonProperties {
   private String nodeId;
 
   /**
-   * The queues this node works, by name, each with its concurrency. When none is set and the
-   * application has JobHandler beans, it works the queue "default" with 16 slots.
+   * The queues this node works, by name, each with its concurrency (1..10000, default 16). When none
+   * is set and the application has JobHandler beans, it works the queue "default" with 16 slots.
    */
   private Map<String, Queue> queues = new LinkedHashMap<>();
+
+  // The settings below stay null until set, so an unset one keeps Baton's default, some of which
+  // follow from others (heartbeat-interval from lease). The constant defaults an IDE shows come
+  // from META-INF/additional-spring-configuration-metadata.json; ConfigurationMetadataTest holds
+  // them to BatonConfig's.
 
   /** How long a claim holds a job without a heartbeat; default 30s, range 500ms..1h. */
   private Duration lease;
 
-  /** How often leases of running jobs are extended; default a third of the lease. */
+  /**
+   * How often leases of running jobs are extended; default a third of the lease, range 50ms..30m and
+   * below the lease.
+   */
   private Duration heartbeatInterval;
 
   /** Timeout of a job whose handler has none of its own; default 5m, range 10ms..7d. */
@@ -83,6 +92,14 @@ public class BatonProperties {
   /** Lease of the leader role; default min(10s, 3/4 of the lease), range 300ms..10m. */
   private Duration leaderTtl;
 
+  /**
+   * How many times the leader rescues a job (lease lost, node gone, deadline passed) before it
+   * discards it, at the last one; default 20, range 1..10000. A rescue of a lost lease gives the
+   * attempt back, so max attempts count handler failures only. Applies on the node that leads: set
+   * it the same on every node that may lead.
+   */
+  private Integer maxRescues;
+
   /** Interval of this node's registry heartbeat; default 10s, range 100ms..10m. */
   private Duration nodeHeartbeatInterval;
 
@@ -98,7 +115,10 @@ public class BatonProperties {
   /** Rows the cleaner deletes per statement; default 1000, range 1..100000. */
   private Integer cleanBatchSize;
 
-  /** How long completed jobs are kept; default 24h, range 0..3650d. */
+  /**
+   * How long completed jobs are kept; default 24h, range 0..3650d. 0 (without archive-finished):
+   * the completion deletes the job's row instead of keeping it; set it alike on every node.
+   */
   private Duration completedRetention;
 
   /** How long cancelled jobs are kept; default 7d, range 0..3650d. */
@@ -107,7 +127,10 @@ public class BatonProperties {
   /** How long discarded jobs are kept; default 7d, range 0..3650d. */
   private Duration discardedRetention;
 
-  /** Whether finished jobs past retention move to job_archive instead of being deleted. */
+  /**
+   * Whether finished jobs past retention move to job_archive instead of being deleted; default
+   * false. Baton never cleans the archive.
+   */
   private Boolean archiveFinished;
 
   /**
@@ -119,26 +142,48 @@ public class BatonProperties {
   /** Largest args accepted at enqueue, in bytes of JSON; default 1048576, range 1..67108864. */
   private Integer maxArgsBytes;
 
-  /** Whether jobs of kinds without a handler bean in this application may be enqueued. */
+  /**
+   * Largest metadata accepted at enqueue, in bytes of JSON; default 65536, range 2 (the empty
+   * object) to 16777216. Metadata is read with every job and copied by every retry: it is for small
+   * facts such as a trace id.
+   */
+  private Integer maxMetadataBytes;
+
+  /**
+   * Whether jobs of kinds without a handler bean in this application may be enqueued; default false,
+   * so a mistyped kind fails at enqueue.
+   */
   private Boolean allowUnknownKinds;
 
-  /** Kinds this application may enqueue without handling them (e.g. send_email). */
+  /**
+   * Kinds this application may enqueue without handling them (e.g. send_email); default none. Each
+   * 1-128 letters, digits and _ . : - /.
+   */
   private List<String> knownKinds = new ArrayList<>();
 
   /** Most finishes written in one statement; default 2000, range 1..50000. */
   private Integer completerBatchSize;
 
-  /** Finishes that may wait to be written before handlers block; default 10000. */
+  /**
+   * Finishes that may wait to be written before handlers block; default 10000, range 1..1000000.
+   */
   private Integer completerCapacity;
 
-  /** How long a completion may wait for the next claim to carry it; default 2ms, range 0..1s. */
+  /**
+   * How long a completion may wait for the next claim to carry it; default 2ms, range 0..1s. 0
+   * writes every completion at once.
+   */
   private Duration completerFlushDelay;
 
-  /** Whether handlers run on virtual threads; default: yes on Java 21+, a pool on Java 17. */
+  /**
+   * Whether handlers run on virtual threads; default: yes on Java 21+, a pool on Java 17. True needs
+   * Java 21+.
+   */
   private Boolean virtualThreads;
 
   /**
-   * Fixes how many jobs each queue claims ahead of its free slots; default: a depth that adapts.
+   * Fixes how many jobs each queue claims ahead of its free slots, range 0..100000; default (unset):
+   * a depth that adapts to the queue's handler run time, up to 2048.
    */
   private Integer prefetch;
 
@@ -251,20 +296,18 @@ public class BatonProperties {
     private boolean enabled = false;
 
     /**
-     * Path on the application's own servlet server where the dashboard is served, e.g. {@code
-     * /baton} (below the context path); unset (default): on a port of its own. Segments of letters,
-     * digits and {@code . _ ~ -}, each after a {@code /}, no trailing {@code /}. Needs a servlet
-     * web application, and Spring Security or a {@code DashboardAuth} bean; {@code port} and {@code
-     * bind} are not used then, and {@code token}, {@code username} and {@code password} must be
-     * unset (unless a {@code DashboardAuth} bean replaces them).
+     * Path on the application's own servlet server where the dashboard is served, e.g. /baton
+     * (below the context path); unset (default): on a port of its own. Segments of letters, digits
+     * and . _ ~ -, each after a /, no trailing /. Needs a servlet web application, and Spring
+     * Security or a DashboardAuth bean; port and bind are not used then, and token, username and
+     * password must be unset (unless a DashboardAuth bean replaces them).
      */
     private String path;
 
     /**
-     * Role the authenticated user must have when the dashboard is at {@code path}, as {@code
-     * HttpServletRequest.isUserInRole} sees it (Spring Security: authority {@code ROLE_} + role);
-     * default {@code BATON_ADMIN}; empty: any authenticated user. Not used on the dashboard's own
-     * port.
+     * Role the authenticated user must have when the dashboard is at path, as
+     * HttpServletRequest.isUserInRole sees it (Spring Security: authority ROLE_ + role); default
+     * BATON_ADMIN; empty: any authenticated user. Not used on the dashboard's own port.
      */
     private String role = "BATON_ADMIN";
 
@@ -517,6 +560,16 @@ public class BatonProperties {
     this.leaderTtl = leaderTtl;
   }
 
+  /** The value of {@code baton.max-rescues}. */
+  public Integer getMaxRescues() {
+    return maxRescues;
+  }
+
+  /** Sets {@code baton.max-rescues}. */
+  public void setMaxRescues(Integer maxRescues) {
+    this.maxRescues = maxRescues;
+  }
+
   /** The value of {@code baton.node-heartbeat-interval}. */
   public Duration getNodeHeartbeatInterval() {
     return nodeHeartbeatInterval;
@@ -615,6 +668,16 @@ public class BatonProperties {
   /** Sets {@code baton.max-args-bytes}. */
   public void setMaxArgsBytes(Integer maxArgsBytes) {
     this.maxArgsBytes = maxArgsBytes;
+  }
+
+  /** The value of {@code baton.max-metadata-bytes}. */
+  public Integer getMaxMetadataBytes() {
+    return maxMetadataBytes;
+  }
+
+  /** Sets {@code baton.max-metadata-bytes}. */
+  public void setMaxMetadataBytes(Integer maxMetadataBytes) {
+    this.maxMetadataBytes = maxMetadataBytes;
   }
 
   /** The value of {@code baton.allow-unknown-kinds}. */
