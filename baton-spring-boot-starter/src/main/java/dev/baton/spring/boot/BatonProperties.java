@@ -46,8 +46,9 @@ public class BatonProperties {
   private String nodeId;
 
   /**
-   * The queues this node works, by name, each with its concurrency (1..10000, default 16). When none
-   * is set and the application has JobHandler beans, it works the queue "default" with 16 slots.
+   * The queues this node works, by name, each with its concurrency (1..10000, default 16). When
+   * none is set and the application has JobHandler beans, it works the queue "default" with 16
+   * slots.
    */
   private Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -60,8 +61,8 @@ public class BatonProperties {
   private Duration lease;
 
   /**
-   * How often leases of running jobs are extended; default a third of the lease, range 50ms..30m and
-   * below the lease.
+   * How often leases of running jobs are extended; default a third of the lease, range 50ms..30m
+   * and below the lease.
    */
   private Duration heartbeatInterval;
 
@@ -150,8 +151,8 @@ public class BatonProperties {
   private Integer maxMetadataBytes;
 
   /**
-   * Whether jobs of kinds without a handler bean in this application may be enqueued; default false,
-   * so a mistyped kind fails at enqueue.
+   * Whether jobs of kinds without a handler bean in this application may be enqueued; default
+   * false, so a mistyped kind fails at enqueue.
    */
   private Boolean allowUnknownKinds;
 
@@ -176,14 +177,14 @@ public class BatonProperties {
   private Duration completerFlushDelay;
 
   /**
-   * Whether handlers run on virtual threads; default: yes on Java 21+, a pool on Java 17. True needs
-   * Java 21+.
+   * Whether handlers run on virtual threads; default: yes on Java 21+, a pool on Java 17. True
+   * needs Java 21+.
    */
   private Boolean virtualThreads;
 
   /**
-   * Fixes how many jobs each queue claims ahead of its free slots, range 0..100000; default (unset):
-   * a depth that adapts to the queue's handler run time, up to 2048.
+   * Fixes how many jobs each queue claims ahead of its free slots, range 0..100000; default
+   * (unset): a depth that adapts to the queue's handler run time, up to 2048.
    */
   private Integer prefetch;
 
