@@ -36,13 +36,16 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * is never asked, so nothing is downloaded), one browser session for the class: an operator finds a
  * discarded job from the overview and retries it; pauses a queue and its worker stops claiming;
  * args render as text; a form without its CSRF token is refused; with auth on, the browser gets
- * 401. Saves the screenshots of the README under docs/images.
+ * 401. Saves the screenshots that the docs show under target/screenshots; {@code
+ * baton-dashboard/screenshots.sh} runs this test and copies them to docs/images.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardBrowserIT {
   private static final String CHROMIUM = "/usr/bin/chromium";
   private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
   private static final Duration WAIT = Duration.ofSeconds(20);
+  // Relative to the module, where Maven runs the test; the build's output only, never the sources.
+  private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
   record Work(int n) implements JobArgs {}
 
@@ -142,13 +145,8 @@ class DashboardBrowserIT {
   }
 
   private static void screenshot(String name) throws IOException {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
-      dir = dir.getParent();
-    }
-    assertThat(dir).as("the repository's docs/ directory").isNotNull();
-    Path target = dir.resolve("docs/images").resolve(name);
-    Files.createDirectories(target.getParent());
+    Path target = SCREENSHOTS.resolve(name);
+    Files.createDirectories(SCREENSHOTS);
     File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
     Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
   }
