@@ -26,7 +26,8 @@ class CrashRescueIT {
 
   /**
    * A leader killed with a 2 s lease: its jobs run again within the lease plus a maintenance
-   * interval plus a poll interval (README, "The lease"), although the default leader TTL is 10 s.
+   * interval plus a poll interval (docs/guarantees.md, "The lease"), although the default leader
+   * TTL is 10 s.
    */
   @Test
   void killedLeadersJobsRunAgainWithinTheLeaseAndAPass() throws Exception {

@@ -150,7 +150,7 @@ final class Errors {
               + (migrating
                   ? "; migrations need the schema's owner (or a role that may run DDL in it): pass"
                       + " that role in the URL"
-                  : "; the role in the URL lacks a privilege (see README, Least privilege)"));
+                  : "; the role in the URL lacks a privilege (see docs/operations/least-privilege.md)"));
     }
     return new Described(BatonCli.FAILED, message(ex));
   }

@@ -4,8 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import java.time.Duration;
 
 /**
- * The HikariCP settings Baton wants on a pool it works on (docs/operations.md, "Pool settings"),
- * applied to the pools the {@code baton} command creates: its worker's and the demo's.
+ * The HikariCP settings Baton wants on a pool it works on (docs/operations/pooling.md, "Pool
+ * settings"), applied to the pools the {@code baton} command creates: its worker's and the demo's.
  */
 public final class Pools {
 

@@ -143,8 +143,8 @@ final class WorkerCommand extends BaseCommand implements Callable<Integer> {
     self.setContextClassLoader(loader);
     try {
       List<HandlerProvider> providers = loadProviders(loader);
-      // A pool, as an application would run the client (docs/operations.md, "Formula"): every
-      // queue's slots and two claim streams, plus the client's own connections (notifier,
+      // A pool, as an application would run the client (docs/operations/pooling.md, "Formula"):
+      // every queue's slots and two claim streams, plus the client's own connections (notifier,
       // heartbeater, completer, cluster, maintenance) and one spare.
       int slots = config.queues().values().stream().mapToInt(QueueConfig::concurrency).sum();
       int own = 2 * config.queues().size() + 6;

@@ -152,7 +152,8 @@ class MigrateCliTest {
       assertThat(enqueue.exitCode()).as(enqueue.err()).isEqualTo(BatonCli.FAILED);
       assertThat(enqueue.err())
           .contains("permission denied")
-          .contains("the role in the URL lacks a privilege (see README, Least privilege)")
+          .contains(
+              "the role in the URL lacks a privilege (see docs/operations/least-privilege.md)")
           .doesNotContain("migrations need");
       String fresh = db.newSchemaName();
       db.execute("CREATE SCHEMA " + fresh);

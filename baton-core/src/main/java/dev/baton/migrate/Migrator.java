@@ -20,8 +20,8 @@ import javax.sql.DataSource;
  * <p>Each call runs in one transaction holding an advisory lock on the schema, so migrators started
  * by several nodes at once apply each version exactly once; a failed script leaves nothing behind.
  * Applied versions are recorded in {@code <schema>.migration}. Only the migrator needs DDL rights;
- * a running client needs DML on the tables, USAGE on the sequence and LISTEN (see the README's
- * "Least privilege").
+ * a running client needs DML on the tables, USAGE on the sequence and LISTEN (see
+ * docs/operations/least-privilege.md).
  *
  * <p>Teams using Flyway or Liquibase take the SQL from {@link #print()} instead.
  */

@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's "Testing your jobs" example is the source of {@code example/OrderEmailTest}, which
- * runs with these tests: the README quotes the text between that file's markers verbatim.
+ * The example of docs/testing.md is the source of {@code example/OrderEmailTest}, which runs with
+ * these tests: docs/testing.md quotes the text between that file's markers verbatim.
  */
 class ReadmeExampleIsInSyncTest {
 
@@ -19,7 +19,7 @@ class ReadmeExampleIsInSyncTest {
         Files.readString(
             Path.of("src/test/java/dev/baton/test/example/OrderEmailTest.java"),
             StandardCharsets.UTF_8);
-    String readme = Files.readString(Path.of("../README.md"), StandardCharsets.UTF_8);
+    String readme = Files.readString(Path.of("../docs/testing.md"), StandardCharsets.UTF_8);
     String example =
         source.substring(
             source.indexOf("// README-BEGIN\n") + "// README-BEGIN\n".length(),
@@ -27,7 +27,8 @@ class ReadmeExampleIsInSyncTest {
 
     assertThat(readme)
         .as(
-            "README.md must quote baton-test/src/test/java/dev/baton/test/example/OrderEmailTest.java"
+            "docs/testing.md must quote"
+                + " baton-test/src/test/java/dev/baton/test/example/OrderEmailTest.java"
                 + " between its README markers, in a java block")
         .contains("```java\n" + example + "```\n");
   }

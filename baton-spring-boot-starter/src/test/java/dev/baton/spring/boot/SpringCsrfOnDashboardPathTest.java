@@ -21,9 +21,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * What the README says of an application that does not leave the dashboard's path out of Spring
- * Security's CSRF filter: its pages show, and Spring Security refuses every action, even one with
- * the dashboard's own token, before the dashboard sees it.
+ * What docs/dashboard.md says of an application that does not leave the dashboard's path out of
+ * Spring Security's CSRF filter: its pages show, and Spring Security refuses every action, even one
+ * with the dashboard's own token, before the dashboard sees it.
  */
 @SpringBootTest(
     classes = SecuredShop.class,

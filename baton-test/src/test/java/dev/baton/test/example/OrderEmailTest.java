@@ -1,7 +1,7 @@
 package dev.baton.test.example;
 
-// The README's "Testing your jobs" example: the text between the README markers below is quoted
-// there verbatim, and ReadmeExampleIsInSyncTest fails when the two differ.
+// The example of docs/testing.md: the text between the README markers below is quoted there
+// verbatim, and ReadmeExampleIsInSyncTest fails when the two differ.
 
 // README-BEGIN
 import static org.junit.jupiter.api.Assertions.assertEquals;
