@@ -102,13 +102,7 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
 
   /** Parses {@code args}; throws {@link IllegalArgumentException} with a message on bad input. */
   static BenchMainOptions parse(String[] args) {
-    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
-      throw new IllegalArgumentException("no command given");
-    }
-    String command = args[0];
-    if (!COMMANDS.contains(command)) {
-      throw new IllegalArgumentException("unknown command \"" + command + "\"");
-    }
+    String command = BenchOptions.command(args, COMMANDS);
     SweepParts parts = new SweepParts();
     BenchOptions.Parser common = new BenchOptions.Parser();
     // One pass in the order given, so that of two bad options the first is reported, whichever

@@ -101,19 +101,28 @@ public record BenchOptions(
    * a message on bad input.
    */
   public static BenchOptions parse(String[] args) {
-    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
-      throw new IllegalArgumentException("no command given");
-    }
-    String command = args[0];
-    if (!COMMANDS.contains(command)) {
-      throw new IllegalArgumentException("unknown command \"" + command + "\"");
-    }
+    String command = command(args, COMMANDS);
     Parser parser = new Parser();
     for (OptionWords.Option o :
         OptionWords.split(List.of(args).subList(1, args.length), FLAGS, name -> {})) {
       parser.take(o.name(), o.value());
     }
     return parser.build(command, List.of(args));
+  }
+
+  /**
+   * The command of a command line, its first word, checked to be one of {@code commands}; throws
+   * {@link IllegalArgumentException} with a message when there is none or another one.
+   */
+  public static String command(String[] args, Set<String> commands) {
+    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
+      throw new IllegalArgumentException("no command given");
+    }
+    String command = args[0];
+    if (!commands.contains(command)) {
+      throw new IllegalArgumentException("unknown command \"" + command + "\"");
+    }
+    return command;
   }
 
   /**
