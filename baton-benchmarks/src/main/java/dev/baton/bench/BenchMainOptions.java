@@ -1,6 +1,7 @@
 package dev.baton.bench;
 
 import dev.baton.cli.bench.BenchOptions;
+import dev.baton.cli.bench.OptionWords;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -101,8 +102,23 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
 
   /** Parses {@code args}; throws {@link IllegalArgumentException} with a message on bad input. */
   static BenchMainOptions parse(String[] args) {
+    String command = BenchOptions.command(args, COMMANDS);
     SweepParts parts = new SweepParts();
-    BenchOptions bench = BenchOptions.parse(args, COMMANDS, parts);
+    BenchOptions.Parser common = new BenchOptions.Parser();
+    // One pass in the order given, so that of two bad options the first is reported, whichever
+    // of the two parsers reads it; a sweep option of another command is refused before its value.
+    for (OptionWords.Option o :
+        OptionWords.split(
+            List.of(args).subList(1, args.length),
+            BenchOptions.FLAGS,
+            name -> parts.takes(command, name))) {
+      if (parts.takes(command, o.name())) {
+        parts.accept(o.name(), o.value());
+      } else {
+        common.take(o.name(), o.value());
+      }
+    }
+    BenchOptions bench = common.build(command, List.of(args));
     if (!bench.command().equals("sweep")) {
       return new BenchMainOptions(bench, null);
     }
@@ -121,7 +137,7 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
             parts.title,
             parts.references,
             parts.jobs);
-    return new BenchMainOptions(bench.withWorkers(parts.workers.get(0)), sweep);
+    return new BenchMainOptions(withWorkers(bench, parts.workers.get(0)), sweep);
   }
 
   /** The command: one of {@link #COMMANDS}. */
@@ -146,7 +162,27 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
 
   /** The same options with {@code w} workers: one point of a sweep. */
   BenchMainOptions withWorkers(int w) {
-    return new BenchMainOptions(bench.withWorkers(w), sweep);
+    return new BenchMainOptions(withWorkers(bench, w), sweep);
+  }
+
+  /** {@code b} with {@code w} workers. */
+  private static BenchOptions withWorkers(BenchOptions b, int w) {
+    return new BenchOptions(
+        b.command(),
+        b.jobs(),
+        w,
+        b.rate(),
+        b.warmup(),
+        b.idle(),
+        b.bulk(),
+        b.pool(),
+        b.timeout(),
+        b.databaseUrl(),
+        b.keepSchemas(),
+        b.traceSql(),
+        b.heartbeat(),
+        b.prefetch(),
+        b.rawArgs());
   }
 
   /** {@code Baton, Java 17}: the series name of a sweep run on this JVM. */
@@ -154,8 +190,8 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
     return "Baton, Java " + Runtime.version().feature();
   }
 
-  /** The sweep's own options, as {@link BenchOptions#parse} hands them over. */
-  private static final class SweepParts implements BenchOptions.Extension {
+  /** The sweep's own options, read beside the common ones by {@link #parse}. */
+  private static final class SweepParts {
     List<Integer> workers = DEFAULT_SWEEP_WORKERS;
     int rounds = 1;
     String label = defaultLabel();
@@ -165,8 +201,11 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
     List<ThroughputPlot.Reference> references = List.of();
     int jobs = DEFAULT_SWEEP_JOBS;
 
-    @Override
-    public boolean takes(String command, String name) {
+    /**
+     * Whether {@code name} is this command's sweep option; throws for a sweep option of another
+     * command. Asked before the option's value is read, so a refusal comes before a missing value.
+     */
+    boolean takes(String command, String name) {
       boolean isSweep = command.equals("sweep");
       if (!isSweep && SWEEP_OPTIONS.contains(name)) {
         throw new IllegalArgumentException(
@@ -175,8 +214,8 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
       return isSweep && (SWEEP_OPTIONS.contains(name) || SWEEP_LISTS.contains(name));
     }
 
-    @Override
-    public void accept(String name, String value) {
+    /** The value of an option {@link #takes} said yes to. */
+    void accept(String name, String value) {
       switch (name) {
         case "--workers" -> workers = workerList(name, value);
         case "--jobs" -> {

@@ -52,7 +52,7 @@ final class SweepBench {
           // The drain's own lines (several per point) go to stderr as progress only; the final
           // block gets the table.
           DrainBench.Result r =
-              new DrainBench(db, opts.bench().withWorkers(w), new Figures()).run(n);
+              new DrainBench(db, opts.withWorkers(w).bench(), new Figures()).run(n);
           rows.add(
               new SweepCsv.Row(
                   sweep.label(),

@@ -10,4 +10,9 @@ class UsesCorePublicApiOnlyTest {
   void noClassUsesCoreInternals() {
     ArchitectureRules.usesCorePublicApiOnly().check(ArchitectureRules.thisModule());
   }
+
+  @Test
+  void noClassReadsCoreInternalsByReflection() {
+    ArchitectureRules.readsNoCoreInternalsByReflection().check(ArchitectureRules.thisModule());
+  }
 }

@@ -1,7 +1,11 @@
 package dev.baton.testing;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
+import static com.tngtech.archunit.lang.conditions.ArchConditions.callMethodWhere;
+import static com.tngtech.archunit.lang.conditions.ArchConditions.never;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -104,6 +108,21 @@ public final class ArchitectureRules {
         .because("modules outside baton-core use its public API only (STYLE.md, Modules)");
   }
 
+  /**
+   * No class names {@code dev.baton.internal..} in a string constant (as {@code Class.forName}
+   * takes a class) nor opens a member with {@code setAccessible}: the ways past {@link
+   * #usesCorePublicApiOnly()}, which sees only what the compiler linked. For every module but
+   * baton-core, whose own tests are where core's internals may be read.
+   */
+  public static ArchRule readsNoCoreInternalsByReflection() {
+    return classes()
+        .should(nameNoInternalClass())
+        .andShould(never(callMethodWhere(target(name("setAccessible")))))
+        .because(
+            "modules outside baton-core use its public API only (STYLE.md, Modules); a test that"
+                + " needs core's internals belongs in baton-core's tests");
+  }
+
   /** No class outside {@code dev.baton.internal.db} holds SQL text in a string constant. */
   public static ArchRule sqlOnlyInInternalDb() {
     return classes()
@@ -158,6 +177,21 @@ public final class ArchitectureRules {
                       + " holds SQL text: \""
                       + sql.strip().lines().findFirst().orElse("")
                       + "\"; move the statement into a store of dev.baton.internal.db"));
+        }
+      }
+    };
+  }
+
+  private static ArchCondition<JavaClass> nameNoInternalClass() {
+    return new ArchCondition<>("name no class of " + INTERNAL + " in a string constant") {
+      @Override
+      public void check(JavaClass c, ConditionEvents events) {
+        for (String s : stringConstants(c.getSource().orElseThrow().getUri())) {
+          if (s.contains("dev.baton.internal") || s.contains("dev/baton/internal")) {
+            events.add(
+                SimpleConditionEvent.violated(
+                    c, c.getName() + " names a core internal in \"" + s.strip() + "\""));
+          }
         }
       }
     };

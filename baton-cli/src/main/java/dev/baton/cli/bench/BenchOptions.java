@@ -10,11 +10,11 @@ import java.util.Set;
  * The options of {@code baton bench}: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R]
  * [--warmup N] [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL]
  * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N]}, for the commands {@code
- * drain}, {@code latency}, {@code enqueue} and {@code all}. A caller with commands of its own (the
- * benchmarks module) parses them with {@link #parse(String[], Set, Extension)}.
+ * drain}, {@code latency}, {@code enqueue} and {@code all}.
  *
  * <p>Defaults depend on the command (see {@link Bench}); a value left unset is null here. Public
- * for the benchmarks module, which runs its own measurements with these options; not a library API.
+ * for the benchmarks module, which runs its own measurements with these options and reads them,
+ * beside options of its own, with a {@link Parser}; not a library API.
  */
 public record BenchOptions(
     String command,
@@ -51,20 +51,8 @@ public record BenchOptions(
   /** The commands of {@code baton bench}. */
   public static final Set<String> COMMANDS = Set.of("drain", "latency", "enqueue", "all");
 
-  /**
-   * Options that a caller with commands of its own parses itself (for example a list of worker
-   * counts). Both methods may throw {@link IllegalArgumentException} with the message to print.
-   */
-  public interface Extension {
-    /**
-     * Whether the caller takes option {@code name} of {@code command} itself; called before the
-     * option's value is read, so a refusal comes before a missing value.
-     */
-    boolean takes(String command, String name);
-
-    /** The value of an option {@link #takes} said yes to. */
-    void accept(String name, String value);
-  }
+  /** The options that take no value. */
+  public static final Set<String> FLAGS = Set.of("--keep-schemas", "--trace-sql");
 
   /** The commands of {@code baton bench}, one line each, for a usage message. */
   public static final String USAGE_COMMANDS =
@@ -113,25 +101,20 @@ public record BenchOptions(
    * a message on bad input.
    */
   public static BenchOptions parse(String[] args) {
-    return parse(
-        args,
-        COMMANDS,
-        new Extension() {
-          @Override
-          public boolean takes(String command, String name) {
-            return false;
-          }
-
-          @Override
-          public void accept(String name, String value) {}
-        });
+    String command = command(args, COMMANDS);
+    Parser parser = new Parser();
+    for (OptionWords.Option o :
+        OptionWords.split(List.of(args).subList(1, args.length), FLAGS, name -> {})) {
+      parser.take(o.name(), o.value());
+    }
+    return parser.build(command, List.of(args));
   }
 
   /**
-   * Parses the arguments of one of {@code commands}, handing the options {@code extension} takes to
-   * it; throws {@link IllegalArgumentException} with a message on bad input.
+   * The command of a command line, its first word, checked to be one of {@code commands}; throws
+   * {@link IllegalArgumentException} with a message when there is none or another one.
    */
-  public static BenchOptions parse(String[] args, Set<String> commands, Extension extension) {
+  public static String command(String[] args, Set<String> commands) {
     if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help")) {
       throw new IllegalArgumentException("no command given");
     }
@@ -139,38 +122,45 @@ public record BenchOptions(
     if (!commands.contains(command)) {
       throw new IllegalArgumentException("unknown command \"" + command + "\"");
     }
-    List<Integer> jobs = null;
-    int workers = DEFAULT_WORKERS;
-    int rate = DEFAULT_RATE;
-    Integer warmup = null;
-    Duration idle = DEFAULT_IDLE;
-    int bulk = DEFAULT_BULK;
-    Integer pool = null;
-    Duration timeout = DEFAULT_TIMEOUT;
-    String url = null;
-    boolean keep = false;
-    boolean trace = false;
-    Duration heartbeat = null;
-    Integer prefetch = null;
-    List<OptionWords.Option> options =
-        OptionWords.split(
-            List.of(args).subList(1, args.length),
-            Set.of("--keep-schemas", "--trace-sql"),
-            name -> extension.takes(command, name));
-    for (OptionWords.Option o : options) {
-      String name = o.name();
-      String value = o.value();
-      if (extension.takes(command, name)) {
-        extension.accept(name, value);
-        continue;
-      }
+    return command;
+  }
+
+  /**
+   * Reads the options of a command line one at a time, in the order given, into a {@link
+   * BenchOptions}. A caller with options of its own (the benchmarks module) hands over each one it
+   * does not take itself.
+   */
+  public static final class Parser {
+    private List<Integer> jobs = null;
+    private int workers = DEFAULT_WORKERS;
+    private int rate = DEFAULT_RATE;
+    private Integer warmup = null;
+    private Duration idle = DEFAULT_IDLE;
+    private int bulk = DEFAULT_BULK;
+    private Integer pool = null;
+    private Duration timeout = DEFAULT_TIMEOUT;
+    private String url = null;
+    private boolean keep = false;
+    private boolean trace = false;
+    private Duration heartbeat = null;
+    private Integer prefetch = null;
+
+    /** No option read yet: every value its default. */
+    public Parser() {}
+
+    /**
+     * Reads option {@code name} with {@code value} (null for a flag of {@link BenchOptions#FLAGS});
+     * throws {@link IllegalArgumentException} with a message for a name it does not know or a bad
+     * value.
+     */
+    public void take(String name, String value) {
       if (name.equals("--keep-schemas")) {
         keep = true;
-        continue;
+        return;
       }
       if (name.equals("--trace-sql")) {
         trace = true;
-        continue;
+        return;
       }
       switch (name) {
         case "--jobs" -> {
@@ -192,22 +182,13 @@ public record BenchOptions(
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
     }
-    return new BenchOptions(
-        command,
-        jobs,
-        workers,
-        rate,
-        warmup,
-        idle,
-        bulk,
-        pool,
-        timeout,
-        url,
-        keep,
-        trace,
-        heartbeat,
-        prefetch,
-        List.of(args));
+
+    /** The options of {@code command}, given on the command line as {@code rawArgs}. */
+    public BenchOptions build(String command, List<String> rawArgs) {
+      return new BenchOptions(
+          command, jobs, workers, rate, warmup, idle, bulk, pool, timeout, url, keep, trace,
+          heartbeat, prefetch, rawArgs);
+    }
   }
 
   /** The same options with each benchmark's own warm-up default (for {@code all}). */
@@ -218,26 +199,6 @@ public record BenchOptions(
         workers,
         rate,
         null,
-        idle,
-        bulk,
-        pool,
-        timeout,
-        databaseUrl,
-        keepSchemas,
-        traceSql,
-        heartbeat,
-        prefetch,
-        rawArgs);
-  }
-
-  /** The same options with {@code w} workers (one point of a sweep of worker counts). */
-  public BenchOptions withWorkers(int w) {
-    return new BenchOptions(
-        command,
-        jobs,
-        w,
-        rate,
-        warmup,
         idle,
         bulk,
         pool,

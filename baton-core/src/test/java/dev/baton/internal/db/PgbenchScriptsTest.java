@@ -1,4 +1,4 @@
-package dev.baton.bench.pgbench;
+package dev.baton.internal.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,14 +31,16 @@ import org.postgresql.PGNotification;
  * run Baton's SQL: these tests compare them with the statements the compiled {@code HolderStore}
  * prepares, and run them (as pgbench would, with {@code -M prepared}) against PostgreSQL.
  *
- * <p>{@code HolderStore} and {@code EnqueueStore} are internal and their statements are private:
- * they are read by reflection, by name (no import of {@code dev.baton.internal}), from a store made
- * for schema {@code baton}, the schema the scripts name. A test failing here after a change of
- * either means: copy the changed SQL into the script (the expected text is in the message), with
- * each {@code ?} as the pgbench variable listed below for its position.
+ * <p>The statements are private fields of the stores, read here from a store made for schema {@code
+ * baton}, the schema the scripts name. The test lives beside the stores, in baton-core, because
+ * only core's tests may read core's internals; it reads the scripts from the benchmarks module's
+ * folder. A test failing here after a change of either store means: copy the changed SQL into the
+ * script (the expected text is in the message), with each {@code ?} as the pgbench variable listed
+ * below for its position.
  */
 class PgbenchScriptsTest {
-  private static final Path DIR = Path.of("pgbench"); // the module's folder is the working dir
+  // The working directory is baton-core's folder; the scripts are the benchmarks module's.
+  private static final Path DIR = Path.of("../baton-benchmarks/pgbench");
 
   /** The variables standing for HolderStore.bindClaim's binds, in its order. */
   private static final List<String> CLAIM_BINDS =
@@ -304,21 +306,12 @@ class PgbenchScriptsTest {
   }
 
   /** The same, of a store whose completions keep ("KEPT") or delete ("DELETED") their rows. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
   private static String holderStoreSql(String field, String completedRows) throws Exception {
-    Class<?> schemaName = Class.forName("dev.baton.internal.db.SchemaName");
-    Class<?> holderStore = Class.forName("dev.baton.internal.db.HolderStore");
-    Class<? extends Enum> rows =
-        (Class<? extends Enum>) Class.forName("dev.baton.internal.db.HolderStore$CompletedRows");
-    Object store =
-        holderStore
-            .getConstructor(schemaName, rows)
-            .newInstance(
-                schemaName.getMethod("of", String.class).invoke(null, "baton"),
-                Enum.valueOf(rows, completedRows));
+    HolderStore store =
+        new HolderStore(SchemaName.of("baton"), HolderStore.CompletedRows.valueOf(completedRows));
     Field f;
     try {
-      f = holderStore.getDeclaredField(field);
+      f = HolderStore.class.getDeclaredField(field);
     } catch (NoSuchFieldException e) {
       throw new AssertionError(
           "HolderStore has no field "
@@ -333,13 +326,8 @@ class PgbenchScriptsTest {
 
   /** The text of a statement EnqueueStore prepares for schema {@code baton} (a private field). */
   private static String enqueueStoreSql(String field) throws Exception {
-    Class<?> schemaName = Class.forName("dev.baton.internal.db.SchemaName");
-    Class<?> enqueueStore = Class.forName("dev.baton.internal.db.EnqueueStore");
-    Object store =
-        enqueueStore
-            .getConstructor(schemaName)
-            .newInstance(schemaName.getMethod("of", String.class).invoke(null, "baton"));
-    Field f = enqueueStore.getDeclaredField(field);
+    EnqueueStore store = new EnqueueStore(SchemaName.of("baton"));
+    Field f = EnqueueStore.class.getDeclaredField(field);
     f.setAccessible(true);
     return (String) f.get(store);
   }
