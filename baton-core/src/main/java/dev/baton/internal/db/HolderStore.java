@@ -149,17 +149,6 @@ public final class HolderStore {
           + COMPLETED
           + "\nWHERE j.id = ANY (ARRAY(SELECT id FROM locked))";
 
-  // The completion of the locked rows when completed jobs are not kept: the rows are deleted, as
-  // "done".
-  @Fragment
-  private static final String DELETE_LOCKED =
-      """
-      done AS (
-        DELETE FROM ${schema}.job j
-        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
-        RETURNING j.id, j.fence, j.queue, j.attempted_by
-      )""";
-
   // Adds the jobs deleted by their completion ("done") to the completion counts (job_completions,
   // schema version 4) of the current 10-second bucket, per queue, node (the holder's,
   // attempted_by) and connection (its backend pid), so that queue_stats still counts them. That
@@ -175,6 +164,25 @@ public final class HolderStore {
              coalesce(attempted_by, ''), pg_backend_pid(), count(*)
       FROM done GROUP BY queue, attempted_by
       ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n""";
+
+  // The completion of the held rows of the pairs when completed jobs are not kept: the rows are
+  // deleted ("done") and counted ("counted"). A delete writes no new row version and no index
+  // entry, where the update writes both. Binds: PAIRS'.
+  @Fragment
+  private static final String DELETE_HELD =
+      "WITH "
+          + LOCK_HELD
+          + """
+          ,
+          done AS (
+            DELETE FROM ${schema}.job j
+            WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+            RETURNING j.id, j.fence, j.queue, j.attempted_by
+          ),
+          counted AS (
+          """
+          + COUNT_DONE
+          + "\n)";
 
   // The answer of COMPLETE_AND_CLAIM and COMPLETE_AND_CLAIM_DELETING, as readClaimedArrays reads
   // it: one row, whatever was completed or claimed.
@@ -209,17 +217,8 @@ public final class HolderStore {
           + THEN_CLAIM;
 
   // COMPLETE_AND_CLAIM when completed jobs are not kept (completedRetention zero): the held rows
-  // are deleted ("done") and counted ("counted", see COUNT_DONE). A delete writes no new row
-  // version and no index entry, where the update writes both. Binds: as COMPLETE_AND_CLAIM.
-  private static final String COMPLETE_AND_CLAIM_DELETING =
-      "WITH "
-          + LOCK_HELD
-          + ",\n"
-          + DELETE_LOCKED
-          + ",\ncounted AS (\n"
-          + COUNT_DONE
-          + "\n),\n"
-          + THEN_CLAIM;
+  // are deleted and counted (DELETE_HELD). Binds: as COMPLETE_AND_CLAIM.
+  private static final String COMPLETE_AND_CLAIM_DELETING = DELETE_HELD + ",\n" + THEN_CLAIM;
 
   // Plain completions of many jobs in one statement, each only if still held: a row that another
   // holder claimed since, or that was rescued or cancelled, is not touched. Returns the fence each
@@ -229,14 +228,7 @@ public final class HolderStore {
 
   // COMPLETE_MANY_IF_HELD when completed jobs are not kept: deleted and counted as in
   // COMPLETE_AND_CLAIM_DELETING. Binds: ids, fences.
-  private static final String DELETE_MANY_IF_HELD =
-      "WITH "
-          + LOCK_HELD
-          + ",\n"
-          + DELETE_LOCKED
-          + ",\ncounted AS (\n"
-          + COUNT_DONE
-          + "\n)\nSELECT fence FROM done";
+  private static final String DELETE_MANY_IF_HELD = DELETE_HELD + "\nSELECT fence FROM done";
 
   // The finishes of many jobs ("f"), the rows still held among them locked in id order like
   // LOCK_HELD's ("locked", with their fences: each finish is joined back to its row by both), and
@@ -653,24 +645,13 @@ public final class HolderStore {
     if (unmatched.isEmpty()) {
       return Set.of();
     }
-    int n = unmatched.size();
-    Long[] ids = new Long[n];
-    Long[] fences = new Long[n];
-    String[] states = new String[n];
-    String[] errors = new String[n];
-    for (int i = 0; i < n; i++) {
-      Finish f = unmatched.get(i);
-      ids[i] = f.id();
-      fences[i] = f.fence();
-      states[i] = f.state();
-      errors[i] = f.errorJson();
-    }
+    FinishColumns f = FinishColumns.of(unmatched);
     try (PreparedStatement ps = c.prepareStatement(alreadyWritten)) {
-      ps.setArray(1, c.createArrayOf("int8", ids));
-      ps.setArray(2, c.createArrayOf("int8", fences));
-      ps.setArray(3, c.createArrayOf("text", states));
-      ps.setArray(4, c.createArrayOf("text", errors));
-      return readFences(ps, n);
+      ps.setArray(1, c.createArrayOf("int8", f.ids()));
+      ps.setArray(2, c.createArrayOf("int8", f.fences()));
+      ps.setArray(3, c.createArrayOf("text", f.states()));
+      ps.setArray(4, c.createArrayOf("text", f.errors()));
+      return readFences(ps, unmatched.size());
     }
   }
 
@@ -695,34 +676,52 @@ public final class HolderStore {
   }
 
   private Set<Long> finishMany(Connection c, List<Finish> finishes) throws SQLException {
-    int n = finishes.size();
-    Long[] ids = new Long[n];
-    Long[] fences = new Long[n];
-    String[] states = new String[n];
-    Long[] delays = new Long[n];
-    String[] errors = new String[n];
-    Integer[] deltas = new Integer[n];
-    String[] metas = new String[n];
-    for (int i = 0; i < n; i++) {
-      Finish f = finishes.get(i);
-      ids[i] = f.id();
-      fences[i] = f.fence();
-      states[i] = f.state();
-      delays[i] = f.delayMillis();
-      errors[i] = f.errorJson();
-      deltas[i] = f.attemptDelta();
-      metas[i] = f.metadataPatchJson();
-    }
+    FinishColumns f = FinishColumns.of(finishes);
     try (PreparedStatement ps = c.prepareStatement(finishManyIfHeld)) {
-      ps.setArray(1, c.createArrayOf("int8", ids));
-      ps.setArray(2, c.createArrayOf("int8", fences));
-      ps.setArray(3, c.createArrayOf("text", states));
-      ps.setArray(4, c.createArrayOf("int8", delays));
-      ps.setArray(5, c.createArrayOf("text", errors));
-      ps.setArray(6, c.createArrayOf("int4", deltas));
-      ps.setArray(7, c.createArrayOf("text", metas));
+      ps.setArray(1, c.createArrayOf("int8", f.ids()));
+      ps.setArray(2, c.createArrayOf("int8", f.fences()));
+      ps.setArray(3, c.createArrayOf("text", f.states()));
+      ps.setArray(4, c.createArrayOf("int8", f.delays()));
+      ps.setArray(5, c.createArrayOf("text", f.errors()));
+      ps.setArray(6, c.createArrayOf("int4", f.deltas()));
+      ps.setArray(7, c.createArrayOf("text", f.metas()));
       ps.setString(8, schema.insertChannel());
-      return readFences(ps, n);
+      return readFences(ps, finishes.size());
+    }
+  }
+
+  /** Finishes column by column: the arrays that FINISH_HELD and ALREADY_WRITTEN unnest. */
+  private record FinishColumns(
+      Long[] ids,
+      Long[] fences,
+      String[] states,
+      Long[] delays,
+      String[] errors,
+      Integer[] deltas,
+      String[] metas) {
+
+    static FinishColumns of(List<Finish> finishes) {
+      int n = finishes.size();
+      FinishColumns columns =
+          new FinishColumns(
+              new Long[n],
+              new Long[n],
+              new String[n],
+              new Long[n],
+              new String[n],
+              new Integer[n],
+              new String[n]);
+      for (int i = 0; i < n; i++) {
+        Finish f = finishes.get(i);
+        columns.ids[i] = f.id();
+        columns.fences[i] = f.fence();
+        columns.states[i] = f.state();
+        columns.delays[i] = f.delayMillis();
+        columns.errors[i] = f.errorJson();
+        columns.deltas[i] = f.attemptDelta();
+        columns.metas[i] = f.metadataPatchJson();
+      }
+      return columns;
     }
   }
 

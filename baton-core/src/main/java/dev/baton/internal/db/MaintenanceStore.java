@@ -25,7 +25,7 @@ import javax.sql.DataSource;
  */
 public final class MaintenanceStore {
 
-  // Every leader statement begins with the same two CTEs, LEAD: "clk", the time to compare with
+  // Every leader statement begins with LEAD, a WITH of two CTEs: "clk", the time to compare with
   // (the bind, or the database's now() when it is null), and "lead", which share-locks the leader
   // row and yields its term only while it still names this node and term and its lease has not run
   // out. Every other CTE runs only WHERE EXISTS (SELECT 1 FROM lead), and the result reports
@@ -39,7 +39,7 @@ public final class MaintenanceStore {
   @Fragment
   private static final String LEAD =
       """
-      clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
       lead AS MATERIALIZED (
         SELECT l.term FROM ${schema}.leader l
         WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
@@ -58,10 +58,14 @@ public final class MaintenanceStore {
               deadline_at = NULL
           WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)""";
 
-  // The answer of a rescue: whether it was leading, and each rescued job, if any.
+  // The end of a rescue's "upd", and the rescue's answer: whether it was leading, and each rescued
+  // job, if any.
   @Fragment
   private static final String RESCUE_ANSWER =
       """
+
+        RETURNING j.id, j.state, j.attempted_by
+      )
       SELECT l.leading, u.id, u.state, u.attempted_by
       FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true""";
 
@@ -71,10 +75,9 @@ public final class MaintenanceStore {
   // count. Picked with SKIP LOCKED and re-checked under the lock, so a job its holder finished
   // meanwhile is untouched. Binds: the lead, max rescues, limit.
   private static final String RESCUE =
-      "WITH "
-          + LEAD
-          + ",\n"
+      LEAD
           + """
+          ,
           lim AS (SELECT ?::int AS max_rescues),
           picked AS MATERIALIZED (
             SELECT id FROM ${schema}.job
@@ -116,12 +119,7 @@ public final class MaintenanceStore {
                                          || j.lease_expires_at || ')' END)),
           """
           + RESCUED
-          + """
-
-              AND (j.lease_expires_at < (SELECT now FROM clk) OR j.deadline_at < (SELECT now FROM clk))
-            RETURNING j.id, j.state, j.attempted_by
-          )
-          """
+          + "\nAND (j.lease_expires_at < (SELECT now FROM clk) OR j.deadline_at < (SELECT now FROM clk))"
           + RESCUE_ANSWER;
 
   // Running jobs of nodes found gone (their session lock free, see ClusterStore.NODE_LOCKS),
@@ -130,10 +128,9 @@ public final class MaintenanceStore {
   // node that took it again meanwhile keeps all of them. Otherwise as RESCUE, with error node_gone.
   // Binds: the lead, max rescues, gone node ids, schema key text, free since, limit.
   private static final String RESCUE_GONE =
-      "WITH "
-          + LEAD
-          + ",\n"
+      LEAD
           + """
+          ,
           lim AS (SELECT ?::int AS max_rescues),
           gone AS MATERIALIZED (
             SELECT n.id FROM unnest(?::text[]) AS n(id)
@@ -173,21 +170,15 @@ public final class MaintenanceStore {
                                || ' holds its lock (lease until ' || j.lease_expires_at || ')')),
           """
           + RESCUED
-          + """
-
-              AND j.attempted_by IN (SELECT id FROM gone)
-            RETURNING j.id, j.state, j.attempted_by
-          )
-          """
+          + "\nAND j.attempted_by IN (SELECT id FROM gone)"
           + RESCUE_ANSWER;
 
   // Due scheduled and retryable jobs become available; each queue that got some is notified once.
   // Binds: the lead, limit, channel.
   private static final String SCHEDULE =
-      "WITH "
-          + LEAD
-          + ",\n"
+      LEAD
           + """
+          ,
           picked AS MATERIALIZED (
             SELECT id FROM ${schema}.job
             WHERE EXISTS (SELECT 1 FROM lead)
@@ -228,17 +219,12 @@ public final class MaintenanceStore {
   // Finished jobs of one state past their retention are deleted, oldest first. Binds: the lead,
   // then CLEANED's.
   private static final String CLEAN =
-      "WITH "
-          + LEAD
-          + ",\n"
-          + CLEANED
-          + "\nSELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)";
+      LEAD + ",\n" + CLEANED + "\nSELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)";
 
   // CLEAN when finished jobs are archived: the deleted rows move into job_archive in the same
   // statement. Binds: as CLEAN.
   private static final String CLEAN_ARCHIVING =
-      "WITH "
-          + LEAD
+      LEAD
           + ",\n"
           + CLEANED
           + """
@@ -250,10 +236,9 @@ public final class MaintenanceStore {
   // Completion counts (job_completions) older than a day are deleted: queue_stats reads the last
   // hour. Binds: the lead.
   private static final String PRUNE_COMPLETION_COUNTS =
-      "WITH "
-          + LEAD
-          + ",\n"
+      LEAD
           + """
+          ,
           del AS (
             DELETE FROM ${schema}.job_completions
             WHERE EXISTS (SELECT 1 FROM lead) AND bucket < (SELECT now FROM clk) - interval '1 day'
@@ -265,10 +250,9 @@ public final class MaintenanceStore {
   // Nodes that stopped beating are removed from the registry. Their running jobs keep their
   // leases: the rescuer acts on those. Binds: the lead, ttl ms.
   private static final String PRUNE_NODES =
-      "WITH "
-          + LEAD
-          + ",\n"
+      LEAD
           + """
+          ,
           del AS (
             DELETE FROM ${schema}.node
             WHERE EXISTS (SELECT 1 FROM lead)
@@ -280,8 +264,7 @@ public final class MaintenanceStore {
 
   // Opens a leader transaction: share-locks the leader row for the rest of the transaction and
   // returns the time to use. No row when not leading. Binds: the lead.
-  private static final String LOCK_LEAD =
-      "WITH " + LEAD + "\nSELECT (SELECT now FROM clk) FROM lead";
+  private static final String LOCK_LEAD = LEAD + "\nSELECT (SELECT now FROM clk) FROM lead";
 
   private static final String LOCK_PERIODIC =
       "SELECT schedule, last_due_at, last_job_id FROM ${schema}.periodic WHERE name = ? FOR UPDATE";
