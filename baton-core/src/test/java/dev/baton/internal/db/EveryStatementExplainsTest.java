@@ -134,6 +134,10 @@ class EveryStatementExplainsTest {
         } else {
           run(c, sql);
         }
+      } catch (SQLException e) {
+        throw new AssertionError(
+            statement.name() + " is not SQL that PostgreSQL takes: " + e.getMessage() + "\n" + sql,
+            e);
       } finally {
         c.rollback();
         c.setAutoCommit(true);
