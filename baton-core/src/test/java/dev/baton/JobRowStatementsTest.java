@@ -11,8 +11,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every statement that reads a job row selects the columns {@code JobRow.read} takes, in its order:
- * each statement is written whole, so the column list stands in each of them, and this is what
- * keeps those copies the same.
+ * each statement takes the list from the one definition beside {@code JobRow.read}, and this checks
+ * that list, as the statements hold it, against the columns {@code read} reads by position.
  */
 class JobRowStatementsTest {
 

@@ -21,39 +21,22 @@ public final class AdminStore {
 
   // Binds: id.
   private static final String GET =
-      """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job WHERE id = ?
-      """;
+      "SELECT " + JobRow.COLUMNS + "\nFROM ${schema}.job WHERE id = ?";
 
   // Newest first. A null filter matches every row: the server plans each execution with its
   // values, and a null value folds its condition away. Binds: state twice, queue twice, kind
   // twice, limit.
   private static final String LIST =
-      """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job
-      WHERE (?::text IS NULL OR state = ?)
-        AND (?::text IS NULL OR queue = ?)
-        AND (?::text IS NULL OR kind = ?)
-      ORDER BY id DESC LIMIT ?
-      """;
+      "SELECT "
+          + JobRow.COLUMNS
+          + """
+
+          FROM ${schema}.job
+          WHERE (?::text IS NULL OR state = ?)
+            AND (?::text IS NULL OR queue = ?)
+            AND (?::text IS NULL OR kind = ?)
+          ORDER BY id DESC LIMIT ?
+          """;
 
   // A job that is not running becomes available now, with its attempt count kept: one more attempt
   // is granted when none is left, so the retry runs at least once. A cancel request is dropped (it
@@ -77,15 +60,10 @@ public final class AdminStore {
                 'retried_from', state,
                 'retry_count', coalesce((metadata ->> 'retry_count')::int, 0) + 1)
         WHERE id = ? AND state IN ('scheduled', 'retryable', 'completed', 'cancelled', 'discarded')
-        RETURNING id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-                  (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-                  (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-                  attempted_by,
-                  (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-                  (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-                  fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-                  (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-                  (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
+        RETURNING\s"""
+          + JobRow.COLUMNS
+          + """
+
       ),
       n AS (SELECT pg_notify(?, upd.queue) FROM upd)
       SELECT upd.*, (SELECT count(*) FROM n) AS notified FROM upd
@@ -94,18 +72,7 @@ public final class AdminStore {
   // The state guard, as in RETRY: a running job is held by a worker and is never deleted under it.
   // Binds: id.
   private static final String DELETE =
-      """
-      DELETE FROM ${schema}.job WHERE id = ? AND state <> 'running'
-      RETURNING id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-                (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-                (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-                attempted_by,
-                (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-                (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-                fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-                (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-                (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      """;
+      "DELETE FROM ${schema}.job WHERE id = ? AND state <> 'running'\nRETURNING " + JobRow.COLUMNS;
 
   // A waiting job is cancelled at once; a running one is flagged and its holder told over NOTIFY
   // (heartbeats carry the flag too, and the rescuer honours it if the holder is gone). Binds: id,

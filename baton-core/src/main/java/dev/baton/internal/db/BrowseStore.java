@@ -100,120 +100,86 @@ public final class BrowseStore {
    */
   public record After(long id, long atMicros, String queue, int priority) {}
 
-  // Every page statement: the job columns JobRow#read takes, in its order, from job j. ORDER BY
-  // names j's columns: the selected epoch microseconds carry the same names, and sorting by those
-  // would sort every match, as no index holds them. Times of the keyset are bound as epoch plus a
-  // count of microseconds, exact (a double would round them). Binds of each: id twice, key twice,
-  // queue twice, kind twice, then the statement's own.
-
-  // Binds: the filters, after-id twice, limit.
-  private static final String PAGE_NEWEST =
+  // A null filter matches every row (see the class comment). Binds: id twice, key twice, queue
+  // twice, kind twice.
+  @Fragment
+  private static final String FILTERS =
       """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job j
-      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
-        AND (?::bigint IS NULL OR j.id < ?)
-      ORDER BY j.id DESC LIMIT ?
-      """;
+      (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)""";
+
+  // Every page statement: the job columns JobRow#read takes, in its order, from job j, of the rows
+  // that match the filters, then its walk. ORDER BY names j's columns: the selected epoch
+  // microseconds carry the same names, and sorting by those would sort every match, as no index
+  // holds them. Times of the keyset are bound as epoch plus a count of microseconds, exact (a
+  // double would round them). Binds: FILTERS', then the walk's.
+  @Fragment
+  private static final String PAGE =
+      "SELECT " + JobRow.COLUMNS + "\nFROM ${schema}.job j\nWHERE " + FILTERS;
+
+  // The walk of each order, which a page and a budgeted page (SCAN_) of that order share: its
+  // conditions, which its index serves, and its order, up to a limit. Binds: the after-key, then
+  // the limit.
+  @Fragment
+  private static final String NEWEST_WALK =
+      """
+      (?::bigint IS NULL OR j.id < ?)
+      ORDER BY j.id DESC LIMIT ?""";
 
   // job_finalized_idx is (state, finalized_at) WHERE finalized_at IS NOT NULL, repeated here so
-  // the planner may read it. Binds: the filters, state, after-id, after-at, after-id, limit.
-  private static final String PAGE_FINALIZED =
+  // the planner may read it. Binds: state, after-id, after-at, after-id, limit.
+  @Fragment
+  private static final String FINALIZED_WALK =
       """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job j
-      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
-        AND j.state = ? AND j.finalized_at IS NOT NULL
+      j.state = ? AND j.finalized_at IS NOT NULL
         AND (?::bigint IS NULL OR (j.finalized_at, j.id)
              < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-      ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?
-      """;
+      ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?""";
 
   // job_waiting_idx holds the scheduled and retryable rows; a plan with the state's value proves
   // its predicate (repeating the predicate here would count its selectivity twice, and the planner
-  // then sorts what it takes for a few rows). Binds: the filters, state, after-id, after-at,
-  // after-id, limit.
-  private static final String PAGE_DUE =
+  // then sorts what it takes for a few rows). Binds: state, after-id, after-at, after-id, limit.
+  @Fragment
+  private static final String DUE_WALK =
       """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job j
-      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
-        AND j.state = ?
+      j.state = ?
         AND (?::bigint IS NULL OR (j.scheduled_at, j.id)
              > (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-      ORDER BY j.scheduled_at, j.id LIMIT ?
-      """;
+      ORDER BY j.scheduled_at, j.id LIMIT ?""";
 
   // job_claim_idx is (queue, priority, scheduled_at, id) of the available rows: the claim order.
-  // Binds: the filters, after-queue, after-queue, after-priority, after-at, after-id, limit.
-  private static final String PAGE_CLAIM =
+  // Binds: after-queue, after-queue, after-priority, after-at, after-id, limit.
+  @Fragment
+  private static final String CLAIM_WALK =
       """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job j
-      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
-        AND j.state = 'available'
+      j.state = 'available'
         AND (?::text IS NULL OR (j.queue, j.priority, j.scheduled_at, j.id)
              > (?, ?, timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-      ORDER BY j.queue, j.priority, j.scheduled_at, j.id LIMIT ?
-      """;
+      ORDER BY j.queue, j.priority, j.scheduled_at, j.id LIMIT ?""";
+
+  // Binds: the filters, after-id twice, limit.
+  private static final String PAGE_NEWEST = PAGE + "\n  AND " + NEWEST_WALK;
+
+  // Binds: the filters, state, after-id, after-at, after-id, limit.
+  private static final String PAGE_FINALIZED = PAGE + "\n  AND " + FINALIZED_WALK;
+
+  // Binds: the filters, state, after-id, after-at, after-id, limit.
+  private static final String PAGE_DUE = PAGE + "\n  AND " + DUE_WALK;
+
+  // Binds: the filters, after-queue, after-queue, after-priority, after-at, after-id, limit.
+  private static final String PAGE_CLAIM = PAGE + "\n  AND " + CLAIM_WALK;
 
   // job_running_idx holds the running rows, few. Binds: the filters, after-id, after-at,
   // after-id, limit.
   private static final String PAGE_ATTEMPTED =
-      """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job j
-      WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
-        AND j.state = 'running'
-        AND (?::bigint IS NULL OR (j.attempted_at, j.id)
-             < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-      ORDER BY j.attempted_at DESC, j.id DESC LIMIT ?
-      """;
+      PAGE
+          + """
+
+            AND j.state = 'running'
+            AND (?::bigint IS NULL OR (j.attempted_at, j.id)
+                 < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
+          ORDER BY j.attempted_at DESC, j.id DESC LIMIT ?
+          """;
 
   // The budgeted pages: the inner select walks the order's index with only the conditions it
   // serves (its state, the keyset, a queue in claim order) and stops after the budget's rows; the
@@ -225,89 +191,87 @@ public final class BrowseStore {
   // primary key, one per returned row). The outer ORDER BY follows the inner one, which the
   // planner keeps without a sort. Binds of each: queue twice, kind twice (the match), then the
   // walk's own, the budget, the budget again, the limit.
-  private static final String SCAN_NEWEST =
+
+  // The head of a budgeted page, up to the walk's own columns: the columns JobRow#read takes, of
+  // the row looked up by id (j), and the walk's match and position.
+  @Fragment
+  private static final String SCAN =
+      "SELECT " + JobRow.COLUMNS_OF_J + ", s.matched, s.n\nFROM (\n  SELECT j.id";
+
+  // The match of a budgeted page's row. Binds: queue twice, kind twice.
+  @Fragment
+  private static final String MATCHED =
+      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched";
+
+  // The end of a budgeted page's walk, and the lookup of its rows: those that match, and the last
+  // one read. Binds: the budget.
+  @Fragment
+  private static final String SCANNED =
       """
-      SELECT ${columns}, s.matched, s.n
-      FROM (
-        SELECT j.id,
-               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
-               row_number() OVER (ORDER BY j.id DESC) AS n
-        FROM ${schema}.job j
-        WHERE (?::bigint IS NULL OR j.id < ?)
-        ORDER BY j.id DESC LIMIT ?
       ) s
       CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
-      WHERE s.matched OR s.n = ?
-      ORDER BY s.id DESC LIMIT ?
-      """;
+      WHERE s.matched OR s.n = ?""";
+
+  private static final String SCAN_NEWEST =
+      SCAN
+          + ",\n"
+          + MATCHED
+          + """
+          ,
+                 row_number() OVER (ORDER BY j.id DESC) AS n
+            FROM ${schema}.job j
+            WHERE
+          """
+          + NEWEST_WALK
+          + "\n"
+          + SCANNED
+          + "\nORDER BY s.id DESC LIMIT ?";
 
   private static final String SCAN_FINALIZED =
-      """
-      SELECT ${columns}, s.matched, s.n
-      FROM (
-        SELECT j.id, j.finalized_at,
-               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
-               row_number() OVER (ORDER BY j.finalized_at DESC, j.id DESC) AS n
-        FROM ${schema}.job j
-        WHERE j.state = ? AND j.finalized_at IS NOT NULL
-          AND (?::bigint IS NULL OR (j.finalized_at, j.id)
-               < (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-        ORDER BY j.finalized_at DESC, j.id DESC LIMIT ?
-      ) s
-      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
-      WHERE s.matched OR s.n = ?
-      ORDER BY s.finalized_at DESC, s.id DESC LIMIT ?
-      """;
+      SCAN
+          + ", j.finalized_at,\n"
+          + MATCHED
+          + """
+          ,
+                 row_number() OVER (ORDER BY j.finalized_at DESC, j.id DESC) AS n
+            FROM ${schema}.job j
+            WHERE
+          """
+          + FINALIZED_WALK
+          + "\n"
+          + SCANNED
+          + "\nORDER BY s.finalized_at DESC, s.id DESC LIMIT ?";
 
   private static final String SCAN_DUE =
-      """
-      SELECT ${columns}, s.matched, s.n
-      FROM (
-        SELECT j.id, j.scheduled_at,
-               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
-               row_number() OVER (ORDER BY j.scheduled_at, j.id) AS n
-        FROM ${schema}.job j
-        WHERE j.state = ?
-          AND (?::bigint IS NULL OR (j.scheduled_at, j.id)
-               > (timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-        ORDER BY j.scheduled_at, j.id LIMIT ?
-      ) s
-      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
-      WHERE s.matched OR s.n = ?
-      ORDER BY s.scheduled_at, s.id LIMIT ?
-      """;
+      SCAN
+          + ", j.scheduled_at,\n"
+          + MATCHED
+          + """
+          ,
+                 row_number() OVER (ORDER BY j.scheduled_at, j.id) AS n
+            FROM ${schema}.job j
+            WHERE
+          """
+          + DUE_WALK
+          + "\n"
+          + SCANNED
+          + "\nORDER BY s.scheduled_at, s.id LIMIT ?";
 
   // The queue is served by job_claim_idx: it stays inside, only the kind is checked outside.
   private static final String SCAN_CLAIM =
-      """
-      SELECT ${columns}, s.matched, s.n
-      FROM (
-        SELECT j.id, j.queue, j.priority, j.scheduled_at,
-               (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched,
-               row_number() OVER (ORDER BY j.queue, j.priority, j.scheduled_at, j.id) AS n
-        FROM ${schema}.job j
-        WHERE (?::text IS NULL OR j.queue = ?) AND j.state = 'available'
-          AND (?::text IS NULL OR (j.queue, j.priority, j.scheduled_at, j.id)
-               > (?, ?, timestamptz 'epoch' + ? * interval '1 microsecond', ?))
-        ORDER BY j.queue, j.priority, j.scheduled_at, j.id LIMIT ?
-      ) s
-      CROSS JOIN LATERAL (SELECT * FROM ${schema}.job x WHERE x.id = s.id LIMIT 1) j
-      WHERE s.matched OR s.n = ?
-      ORDER BY s.queue, s.priority, s.scheduled_at, s.id LIMIT ?
-      """;
-
-  // The columns JobRow#read takes, of the row j that a budgeted page looks up by id.
-  private static final String COLUMNS =
-      """
-      j.id, j.queue, j.kind, j.args::text AS args, j.state, j.priority, j.attempt, j.max_attempts,
-             (extract(epoch FROM j.scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM j.attempted_at) * 1000000)::bigint AS attempted_at,
-             j.attempted_by,
-             (extract(epoch FROM j.lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_at,
-             j.fence, j.idempotency_key, j.errors::text AS errors, j.metadata::text AS metadata,
-             (extract(epoch FROM j.created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM j.finalized_at) * 1000000)::bigint AS finalized_at      """;
+      SCAN
+          + ", j.queue, j.priority, j.scheduled_at,\n"
+          + MATCHED
+          + """
+          ,
+                 row_number() OVER (ORDER BY j.queue, j.priority, j.scheduled_at, j.id) AS n
+            FROM ${schema}.job j
+            WHERE (?::text IS NULL OR j.queue = ?) AND
+          """
+          + CLAIM_WALK
+          + "\n"
+          + SCANNED
+          + "\nORDER BY s.queue, s.priority, s.scheduled_at, s.id LIMIT ?";
 
   // The capped count: LIMIT inside, so a filter matching millions stops at the cap. Binds: the
   // filters, state twice, cap.
@@ -315,8 +279,11 @@ public final class BrowseStore {
       """
       SELECT count(*) FROM (
         SELECT 1 FROM ${schema}.job j
-        WHERE (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-          AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        WHERE
+      """
+          + FILTERS
+          + """
+
           AND (?::text IS NULL OR j.state = ?)
         LIMIT ?
       ) x
@@ -377,10 +344,10 @@ public final class BrowseStore {
     this.pageDue = schema.expand(PAGE_DUE);
     this.pageClaim = schema.expand(PAGE_CLAIM);
     this.pageAttempted = schema.expand(PAGE_ATTEMPTED);
-    this.scanNewest = schema.expand(SCAN_NEWEST.replace("${columns}", COLUMNS.strip()));
-    this.scanFinalized = schema.expand(SCAN_FINALIZED.replace("${columns}", COLUMNS.strip()));
-    this.scanDue = schema.expand(SCAN_DUE.replace("${columns}", COLUMNS.strip()));
-    this.scanClaim = schema.expand(SCAN_CLAIM.replace("${columns}", COLUMNS.strip()));
+    this.scanNewest = schema.expand(SCAN_NEWEST);
+    this.scanFinalized = schema.expand(SCAN_FINALIZED);
+    this.scanDue = schema.expand(SCAN_DUE);
+    this.scanClaim = schema.expand(SCAN_CLAIM);
     this.count = schema.expand(COUNT);
     this.completions = schema.expand(COMPLETIONS);
     this.periodic = schema.expand(PERIODIC);

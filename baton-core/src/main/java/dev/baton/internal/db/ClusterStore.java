@@ -53,21 +53,28 @@ public final class ClusterStore {
   // heartbeat session. Binds: schema key text, node id.
   private static final String UNLOCK_NODE = "SELECT pg_advisory_unlock(hashtext(?), hashtext(?))";
 
-  // Whether the session lock of each registered node that takes one (other than the asking node)
-  // is held now, and since when the server runs (a restart ends every session at once). pg_locks
-  // needs no privileges. Binds: schema key text, node id.
-  private static final String NODE_LOCKS =
+  // Whether the session lock of node n (LOCK_NODE's, its keys the hashes of the schema's key text
+  // and of n.id) is held now. pg_locks needs no privileges. Binds: schema key text.
+  @Fragment
+  static final String NODE_LOCK_HELD =
       """
-      SELECT n.id,
-             EXISTS (SELECT 1 FROM pg_locks l
-                     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-                       AND l.database = (SELECT oid FROM pg_database
-                                         WHERE datname = current_database())
-                       AND l.classid = hashtext(?)::oid AND l.objid = hashtext(n.id)::oid),
-             pg_postmaster_start_time(), now()
-      FROM ${schema}.node n
-      WHERE n.session_lock AND n.id <> ?
-      """;
+      EXISTS (SELECT 1 FROM pg_locks l
+              WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                AND l.classid = hashtext(?)::oid AND l.objid = hashtext(n.id)::oid)""";
+
+  // Whether the session lock of each registered node that takes one (other than the asking node)
+  // is held now, and since when the server runs (a restart ends every session at once). Binds:
+  // schema key text, node id.
+  private static final String NODE_LOCKS =
+      "SELECT n.id,\n"
+          + NODE_LOCK_HELD
+          + """
+          ,
+                 pg_postmaster_start_time(), now()
+          FROM ${schema}.node n
+          WHERE n.session_lock AND n.id <> ?
+          """;
 
   // Takes over an expired lease under a new term. Binds: node id, now, now, now, ttl ms, role, now.
   private static final String TAKE_OVER =

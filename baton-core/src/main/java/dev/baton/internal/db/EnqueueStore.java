@@ -27,48 +27,51 @@ import org.postgresql.copy.CopyIn;
  */
 public final class EnqueueStore {
 
+  // A conflicting idempotency key inserts nothing and returns no row; else the inserted row, as
+  // JobRow#read takes it, and whether its queue was notified: the notify is an expression of
+  // RETURNING, evaluated for the inserted row only when it is available, so that the insert stays
+  // a plain INSERT, which the server runs faster than an insert in a CTE with the notify in a
+  // second one. Binds: channel.
+  @Fragment
+  private static final String INSERTED =
+      "ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING\nRETURNING "
+          + JobRow.COLUMNS
+          + ",\n  CASE WHEN state = 'available' THEN pg_notify(?, queue) IS NULL END AS notified";
+
   // One statement inserts the job and, when it is available now, notifies its queue. NOTIFY is
   // transactional: listeners hear it at commit, never for a rolled-back job, and Postgres folds
   // repeats of one (channel, payload) in a transaction into one. A conflicting idempotency key
-  // inserts nothing and returns no row, so nothing is notified; the caller then reads the existing
-  // job. The notify is an expression of RETURNING, evaluated for the inserted row only when it is
-  // available, so that the insert stays a plain INSERT, which the server runs faster than an
-  // insert in a CTE with the notify in a second one. Times are read as epoch microseconds: pgjdbc
-  // builds a calendar for each result set that reads a timestamptz, a large share of the client's
-  // CPU in a single enqueue. Binds: queue, kind, args, run time, priority, max attempts, run time
-  // again, key, metadata, channel.
+  // inserts nothing, so nothing is notified; the caller then reads the existing job. Times are
+  // read as epoch microseconds: pgjdbc builds a calendar for each result set that reads a
+  // timestamptz, a large share of the client's CPU in a single enqueue. Binds: queue, kind, args,
+  // run time, priority, max attempts, run time again, key, metadata, channel.
   private static final String ENQUEUE =
       """
       INSERT INTO ${schema}.job
         (queue, kind, args, state, priority, max_attempts, scheduled_at, idempotency_key, metadata)
       VALUES (?, ?, ?::jsonb, CASE WHEN ?::timestamptz > now() THEN 'scheduled' ELSE 'available' END,
               ?, ?, coalesce(?::timestamptz, now()), ?, ?::jsonb)
-      ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-      RETURNING id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-                (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-                (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-                attempted_by,
-                (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-                (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-                fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-                (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-                (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at,
-                CASE WHEN state = 'available' THEN pg_notify(?, queue) IS NULL END AS notified
-      """;
+      """
+          + INSERTED;
 
   // Claim on enqueue: the same insert, but when nothing of the queue waits ahead of the job (an
   // available job of the same or a higher priority, which a claim would take first) and the queue
-  // is not paused, the row is written already claimed by the enqueuing node, under a new fence,
-  // with lease and deadline as HolderStore's claim sets them. Otherwise it is a plain available
-  // insert with its NOTIFY. A job another claimer has locked but not yet committed still reads as
-  // available here, so it too keeps its place. Binds: queue, priority, queue, queue, kind, args,
-  // priority, max attempts, key, metadata, node id, lease ms, deadline ms, channel.
+  // is not paused (as HolderStore's claim tests it), the row is written already claimed by the
+  // enqueuing node, under a new fence, with lease and deadline as HolderStore's claim sets them.
+  // Otherwise it is a plain available insert with its NOTIFY. A job another claimer has locked but
+  // not yet committed still reads as available here, so it too keeps its place. Binds: queue,
+  // priority, queue, queue, kind, args, priority, max attempts, key, metadata, node id, lease ms,
+  // deadline ms, channel.
   private static final String ENQUEUE_CLAIMING =
       """
       WITH go AS (
         SELECT NOT EXISTS (SELECT 1 FROM ${schema}.job
                            WHERE state = 'available' AND queue = ? AND priority <= ?)
-           AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
+           AND
+      """
+          + HolderStore.QUEUE_NOT_PAUSED
+          + """
+
            AS here
       )
       INSERT INTO ${schema}.job
@@ -82,33 +85,12 @@ public final class EnqueueStore {
              CASE WHEN go.here THEN now() + ? * interval '1 millisecond' END,
              CASE WHEN go.here THEN nextval('${schema}.job_fence_seq') ELSE 0 END
       FROM go
-      ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-      RETURNING id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-                (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-                (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-                attempted_by,
-                (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-                (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-                fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-                (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-                (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at,
-                CASE WHEN state = 'available' THEN pg_notify(?, queue) IS NULL END AS notified
-      """;
+      """
+          + INSERTED;
 
   // The job holding a key that an enqueue conflicted with. Binds: key.
   private static final String GET_BY_KEY =
-      """
-      SELECT id, queue, kind, args::text AS args, state, priority, attempt, max_attempts,
-             (extract(epoch FROM scheduled_at) * 1000000)::bigint AS scheduled_at,
-             (extract(epoch FROM attempted_at) * 1000000)::bigint AS attempted_at,
-             attempted_by,
-             (extract(epoch FROM lease_expires_at) * 1000000)::bigint AS lease_expires_at,
-             (extract(epoch FROM deadline_at) * 1000000)::bigint AS deadline_at,
-             fence, idempotency_key, errors::text AS errors, metadata::text AS metadata,
-             (extract(epoch FROM created_at) * 1000000)::bigint AS created_at,
-             (extract(epoch FROM finalized_at) * 1000000)::bigint AS finalized_at
-      FROM ${schema}.job WHERE idempotency_key = ?
-      """;
+      "SELECT " + JobRow.COLUMNS + "\nFROM ${schema}.job WHERE idempotency_key = ?";
 
   // Bulk insert from arrays in one statement. Ids are drawn from the identity sequence (named
   // once, not looked up per row) in request order inside a materialized CTE, so the returned ids

@@ -24,28 +24,43 @@ import javax.sql.DataSource;
  */
 public final class HolderStore {
 
-  // The claim picks up to N available ids of one queue in claim order, locking them and skipping
-  // rows another claimer holds. MATERIALIZED stops the planner from re-running the pick per updated
-  // row (which could claim more than N, or one row twice). A queue paused cluster-wide yields
-  // nothing (one primary-key probe of the queue table). The picked rows are marked running under a
-  // new fence from the sequence, with a lease and deadline from the database clock. The deadline
-  // is the kind's timeout plus a grace of one lease: the holder interrupts its handler at the
-  // timeout itself; the rescuer acts on the deadline only if the holder did not.
+  // A queue paused cluster-wide yields no claim: one primary-key probe of the queue table. The
+  // claim on enqueue (EnqueueStore) tests it too. Binds: queue.
+  @Fragment
+  static final String QUEUE_NOT_PAUSED =
+      "NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)";
+
+  // The claim picks up to N available ids of one queue in claim order ("picked"), locking them and
+  // skipping rows another claimer holds. MATERIALIZED stops the planner from re-running the pick
+  // per updated row (which could claim more than N, or one row twice). The picked rows are marked
+  // running under a new fence from the sequence, with a lease and deadline from the database clock
+  // ("claimed"). The deadline is the kind's timeout plus a grace of one lease: the holder
+  // interrupts its handler at the timeout itself; the rescuer acts on the deadline only if the
+  // holder did not.
   //
   // The picked rows are written through an array of their ids, without a join: a generic plan
   // estimates a tenth of the table for "LIMIT ?", and a join then scans the whole table for the few
-  // rows picked. Binds: queue, queue, limit, node id, lease ms, timeout kinds, timeout ms, default
-  // timeout ms, lease ms.
-  private static final String CLAIM =
+  // rows picked. Binds of PICKED: queue, queue, limit; of CLAIMED: node id, lease ms, timeout
+  // kinds, timeout ms, default timeout ms, lease ms.
+  @Fragment
+  private static final String PICKED =
       """
-      WITH picked AS MATERIALIZED (
+      picked AS MATERIALIZED (
         SELECT id FROM ${schema}.job
         WHERE state = 'available' AND queue = ?
-          AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
+          AND
+      """
+          + QUEUE_NOT_PAUSED
+          + """
+
         ORDER BY priority, scheduled_at, id
         LIMIT ?
         FOR UPDATE SKIP LOCKED
-      )
+      )""";
+
+  @Fragment
+  private static final String CLAIMED =
+      """
       UPDATE ${schema}.job j
       SET state = 'running',
           attempt = j.attempt + 1,
@@ -66,6 +81,9 @@ public final class HolderStore {
                 greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
                   AS due_for_us""";
 
+  // Claims, in one autocommit statement. Binds: PICKED's, then CLAIMED's.
+  private static final String CLAIM = "WITH " + PICKED + "\n" + CLAIMED;
+
   // Every write of a holder finds its rows by primary key, one probe per (id, fence) pair (a
   // LATERAL sub-select per pair), and tests the state against (SELECT 'running'::text), never the
   // bare literal. Given the literal, the planner can prove job_running_idx's predicate and read
@@ -83,8 +101,92 @@ public final class HolderStore {
   // a transactional completion write overlapping rows of one node at once, and rows locked in
   // whatever order a plan visits them could deadlock them.
 
+  // The (id, fence) pairs a write of many jobs names, as "f". Binds: ids, fences.
+  @Fragment
+  private static final String PAIRS =
+      "f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence))";
+
+  // The row of pair f, locked, if its holder still holds it: the fence check of a write of many
+  // jobs, which the lateral sub-select of each pair runs.
+  @Fragment
+  private static final String HELD_ROW =
+      """
+      FROM ${schema}.job j
+          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
+          FOR UPDATE OF j""";
+
+  // The fence check of a write of one job. Binds: id, fence.
+  @Fragment
+  private static final String HELD_BY_ID =
+      "id = ? AND fence = ? AND state = (SELECT 'running'::text)";
+
+  // "locked": the ids of the pairs' rows that are still held, locked in id order. Binds: PAIRS'.
+  @Fragment
+  private static final String LOCK_HELD =
+      PAIRS
+          + """
+          ,
+          locked AS MATERIALIZED (
+            SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
+            CROSS JOIN LATERAL (
+              SELECT j.id
+          """
+          + HELD_ROW
+          + """
+
+            ) held
+          )""";
+
+  // What a completion writes to its row.
+  @Fragment
+  private static final String COMPLETED =
+      "state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL";
+
+  // The completion of the locked rows (before its RETURNING).
+  @Fragment
+  private static final String COMPLETE_LOCKED =
+      "UPDATE ${schema}.job j\nSET "
+          + COMPLETED
+          + "\nWHERE j.id = ANY (ARRAY(SELECT id FROM locked))";
+
+  // Adds the jobs deleted by their completion ("done") to the completion counts (job_completions,
+  // schema version 4) of the current 10-second bucket, per queue, node (the holder's,
+  // attempted_by) and connection (its backend pid), so that queue_stats still counts them. That
+  // row is updated in place and stays locked until this transaction ends; keyed by connection, it
+  // is never wanted by another transaction meanwhile: two statements of a node on two connections
+  // never wait for each other, nor for a handler's transaction that completed its job
+  // (ctx.completeIn) and is still open.
+  @Fragment
+  private static final String COUNT_DONE =
+      """
+      INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
+      SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
+             coalesce(attempted_by, ''), pg_backend_pid(), count(*)
+      FROM done GROUP BY queue, attempted_by
+      ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n""";
+
+  // The completion of the held rows of the pairs when completed jobs are not kept: the rows are
+  // deleted ("done") and counted ("counted"). A delete writes no new row version and no index
+  // entry, where the update writes both. Binds: PAIRS'.
+  @Fragment
+  private static final String DELETE_HELD =
+      "WITH "
+          + LOCK_HELD
+          + """
+          ,
+          done AS (
+            DELETE FROM ${schema}.job j
+            WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+            RETURNING j.id, j.fence, j.queue, j.attempted_by
+          ),
+          counted AS (
+          """
+          + COUNT_DONE
+          + "\n)";
+
   // The answer of COMPLETE_AND_CLAIM and COMPLETE_AND_CLAIM_DELETING, as readClaimedArrays reads
   // it: one row, whatever was completed or claimed.
+  @Fragment
   private static final String COMPLETE_AND_CLAIM_ANSWER =
       """
       SELECT (SELECT array_agg(done.fence) FROM done) AS done_fences,
@@ -94,6 +196,11 @@ public final class HolderStore {
              array_agg(due_for_us)
       FROM claimed""";
 
+  // The claim as the last CTEs of a statement that completes first ("done"), and its answer.
+  @Fragment
+  private static final String THEN_CLAIM =
+      PICKED + ",\nclaimed AS (\n" + CLAIMED + "\n)\n" + COMPLETE_AND_CLAIM_ANSWER;
+
   // The hot path when a node has finished jobs to report: one statement completes them (each only
   // if still held) and claims the next batch, as CLAIM does. One commit instead of two per batch.
   // The two UPDATEs never touch the same row: one takes running rows, the other available ones.
@@ -102,179 +209,46 @@ public final class HolderStore {
   // row instead of one per job spares the client a result row, and its column reads, per job.
   // Binds: ids, fences, then CLAIM's.
   private static final String COMPLETE_AND_CLAIM =
-      """
-      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
-      locked AS MATERIALIZED (
-        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
-        CROSS JOIN LATERAL (
-          SELECT j.id FROM ${schema}.job j
-          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j
-        ) held
-      ),
-      done AS (
-        UPDATE ${schema}.job j
-        SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
-        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
-        RETURNING j.id, j.fence
-      ),
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE state = 'available' AND queue = ?
-          AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
-        ORDER BY priority, scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      claimed AS (
-        UPDATE ${schema}.job j
-        SET state = 'running',
-            attempt = j.attempt + 1,
-            attempted_at = now(),
-            attempted_by = ?,
-            lease_expires_at = now() + ? * interval '1 millisecond',
-            deadline_at = now() + (coalesce(
-                (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
-                ?) + ?) * interval '1 millisecond',
-            fence = nextval('${schema}.job_fence_seq')
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
-        RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
-                  j.idempotency_key, j.metadata::text AS metadata,
-                  -- epoch microseconds: cheaper to read than a timestamptz through the driver
-                  (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
-                  j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
-                  -- how long it had been due, for the pickup latency metric; by the database clock
-                  greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
-                    AS due_for_us
-      )
-      """
-          + COMPLETE_AND_CLAIM_ANSWER;
+      "WITH "
+          + LOCK_HELD
+          + ",\ndone AS (\n"
+          + COMPLETE_LOCKED
+          + "\nRETURNING j.id, j.fence\n),\n"
+          + THEN_CLAIM;
 
   // COMPLETE_AND_CLAIM when completed jobs are not kept (completedRetention zero): the held rows
-  // are deleted, as the CTE "done". A delete writes no new row version and no index entry, where
-  // the update writes both. "counted" adds the deleted jobs to the completion counts
-  // (job_completions, schema version 4) of the current 10-second bucket, per queue, node (the
-  // holder's, attempted_by) and connection (its backend pid), so that queue_stats still counts
-  // them. That row is updated in place and stays locked until this transaction ends; keyed by
-  // connection, it is never wanted by another transaction meanwhile: two statements of a node on
-  // two connections never wait for each other, nor for a handler's transaction that completed its
-  // job (ctx.completeIn) and is still open. Binds: as COMPLETE_AND_CLAIM.
-  private static final String COMPLETE_AND_CLAIM_DELETING =
-      """
-      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
-      locked AS MATERIALIZED (
-        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
-        CROSS JOIN LATERAL (
-          SELECT j.id FROM ${schema}.job j
-          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j
-        ) held
-      ),
-      done AS (
-        DELETE FROM ${schema}.job j
-        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
-        RETURNING j.id, j.fence, j.queue, j.attempted_by
-      ),
-      counted AS (
-        INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
-        SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
-               coalesce(attempted_by, ''), pg_backend_pid(), count(*)
-        FROM done GROUP BY queue, attempted_by
-        ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
-      ),
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE state = 'available' AND queue = ?
-          AND NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)
-        ORDER BY priority, scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      claimed AS (
-        UPDATE ${schema}.job j
-        SET state = 'running',
-            attempt = j.attempt + 1,
-            attempted_at = now(),
-            attempted_by = ?,
-            lease_expires_at = now() + ? * interval '1 millisecond',
-            deadline_at = now() + (coalesce(
-                (SELECT t.ms FROM unnest(?::text[], ?::bigint[]) AS t(kind, ms) WHERE t.kind = j.kind),
-                ?) + ?) * interval '1 millisecond',
-            fence = nextval('${schema}.job_fence_seq')
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
-        RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts, j.fence,
-                  j.idempotency_key, j.metadata::text AS metadata,
-                  -- epoch microseconds: cheaper to read than a timestamptz through the driver
-                  (extract(epoch FROM j.deadline_at) * 1000000)::bigint AS deadline_us,
-                  j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
-                  -- how long it had been due, for the pickup latency metric; by the database clock
-                  greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
-                    AS due_for_us
-      )
-      """
-          + COMPLETE_AND_CLAIM_ANSWER;
+  // are deleted and counted (DELETE_HELD). Binds: as COMPLETE_AND_CLAIM.
+  private static final String COMPLETE_AND_CLAIM_DELETING = DELETE_HELD + ",\n" + THEN_CLAIM;
 
   // Plain completions of many jobs in one statement, each only if still held: a row that another
   // holder claimed since, or that was rescued or cancelled, is not touched. Returns the fence each
   // was completed under. Binds: ids, fences.
   private static final String COMPLETE_MANY_IF_HELD =
-      """
-      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
-      locked AS MATERIALIZED (
-        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
-        CROSS JOIN LATERAL (
-          SELECT j.id FROM ${schema}.job j
-          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j
-        ) held
-      )
-      UPDATE ${schema}.job j
-      SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
-      WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
-      RETURNING j.fence""";
+      "WITH " + LOCK_HELD + "\n" + COMPLETE_LOCKED + "\nRETURNING j.fence";
 
   // COMPLETE_MANY_IF_HELD when completed jobs are not kept: deleted and counted as in
   // COMPLETE_AND_CLAIM_DELETING. Binds: ids, fences.
-  private static final String DELETE_MANY_IF_HELD =
-      """
-      WITH f AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS f(id, fence)),
-      locked AS MATERIALIZED (
-        SELECT held.id FROM (SELECT * FROM f ORDER BY f.id) f
-        CROSS JOIN LATERAL (
-          SELECT j.id FROM ${schema}.job j
-          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j
-        ) held
-      ),
-      done AS (
-        DELETE FROM ${schema}.job j
-        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
-        RETURNING j.id, j.fence, j.queue, j.attempted_by
-      ),
-      counted AS (
-        INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
-        SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
-               coalesce(attempted_by, ''), pg_backend_pid(), count(*)
-        FROM done GROUP BY queue, attempted_by
-        ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
-      )
-      SELECT fence FROM done""";
+  private static final String DELETE_MANY_IF_HELD = DELETE_HELD + "\nSELECT fence FROM done";
 
-  // Any finish of many jobs in one statement, each only if still held, locked in id order like
-  // COMPLETE_MANY_IF_HELD. Jobs made available again (zero snooze, hand-back) notify their queue.
-  // Binds: ids, fences, states, delays ms, errors, attempt deltas, metadata patches, channel.
-  private static final String FINISH_MANY_IF_HELD =
+  // The finishes of many jobs ("f"), the rows still held among them locked in id order like
+  // LOCK_HELD's ("locked", with their fences: each finish is joined back to its row by both), and
+  // the update of those rows ("upd"), up to the end of its WHERE clause. Binds: ids, fences,
+  // states, delays ms, errors, attempt deltas, metadata patches.
+  @Fragment
+  private static final String FINISH_HELD =
       """
-      WITH f AS (
+      f AS (
         SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
                              ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
       ),
       locked AS MATERIALIZED (
         SELECT held.id, held.fence FROM (SELECT * FROM f ORDER BY f.id) f
         CROSS JOIN LATERAL (
-          SELECT j.id, j.fence FROM ${schema}.job j
-          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j
+          SELECT j.id, j.fence
+      """
+          + HELD_ROW
+          + """
+
         ) held
       ),
       upd AS (
@@ -292,46 +266,29 @@ public final class HolderStore {
             lease_expires_at = NULL,
             deadline_at = NULL
         FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
-        WHERE j.id = locked.id
-        RETURNING j.id, j.fence, j.queue, j.state
-      ),
+        WHERE j.id = locked.id""";
+
+  // The rows "upd" made available again (zero snooze, hand-back) notify their queue; the answer is
+  // the fence of each finish written. Binds: channel.
+  @Fragment
+  private static final String FINISHED_ANSWER =
+      """
       n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
-      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
-      """;
+      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd""";
+
+  // Any finish of many jobs in one statement, each only if still held. Binds: FINISH_HELD's, then
+  // channel.
+  private static final String FINISH_MANY_IF_HELD =
+      "WITH " + FINISH_HELD + "\nRETURNING j.id, j.fence, j.queue, j.state\n),\n" + FINISHED_ANSWER;
 
   // FINISH_MANY_IF_HELD when completed jobs are not kept: the update leaves completions alone,
   // "done" deletes them and "counted" counts them (as in COMPLETE_AND_CLAIM_DELETING), and their
   // fences join the update's in the result. Binds: as FINISH_MANY_IF_HELD.
   private static final String FINISH_MANY_IF_HELD_DELETING =
-      """
-      WITH f AS (
-        SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[], ?::jsonb[], ?::int[],
-                             ?::jsonb[]) AS f(id, fence, state, delay_ms, error, attempt_delta, meta)
-      ),
-      locked AS MATERIALIZED (
-        SELECT held.id, held.fence FROM (SELECT * FROM f ORDER BY f.id) f
-        CROSS JOIN LATERAL (
-          SELECT j.id, j.fence FROM ${schema}.job j
-          WHERE j.id = f.id AND j.fence = f.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j
-        ) held
-      ),
-      upd AS (
-        UPDATE ${schema}.job j
-        SET state = f.state,
-            scheduled_at = CASE WHEN f.delay_ms IS NULL THEN j.scheduled_at
-                                ELSE now() + f.delay_ms * interval '1 millisecond' END,
-            finalized_at = CASE WHEN f.state IN ('completed', 'cancelled', 'discarded')
-                                THEN now() END,
-            attempt = j.attempt + f.attempt_delta,
-            errors = CASE WHEN f.error IS NULL THEN j.errors
-                          ELSE j.errors || jsonb_build_array(f.error || jsonb_build_object('at', now()))
-                     END,
-            metadata = CASE WHEN f.meta IS NULL THEN j.metadata ELSE j.metadata || f.meta END,
-            lease_expires_at = NULL,
-            deadline_at = NULL
-        FROM locked JOIN f ON f.id = locked.id AND f.fence = locked.fence
-        WHERE j.id = locked.id AND f.state <> 'completed'
+      "WITH "
+          + FINISH_HELD
+          + """
+           AND f.state <> 'completed'
         RETURNING j.id, j.fence, j.queue, j.state
       ),
       done AS (
@@ -341,17 +298,11 @@ public final class HolderStore {
         RETURNING j.fence, j.queue, j.attempted_by
       ),
       counted AS (
-        INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
-        SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
-               coalesce(attempted_by, ''), pg_backend_pid(), count(*)
-        FROM done GROUP BY queue, attempted_by
-        ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n
-      ),
-      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd WHERE state = 'available') q)
-      SELECT upd.fence, (SELECT count(*) FROM n) AS notified FROM upd
-      UNION ALL
-      SELECT done.fence, NULL FROM done
-      """;
+      """
+          + COUNT_DONE
+          + "\n),\n"
+          + FINISHED_ANSWER
+          + "\nUNION ALL\nSELECT done.fence, NULL FROM done";
 
   // Which of the given finishes, retried after a try that failed without an answer, were written
   // by that try: the job is final or waiting under the finish's own fence and carries its outcome.
@@ -373,57 +324,52 @@ public final class HolderStore {
 
   // Transactional completion, on the handler's own connection and transaction. Binds: id, fence.
   private static final String COMPLETE_IF_HELD =
-      """
-      UPDATE ${schema}.job
-      SET state = 'completed', finalized_at = now(), lease_expires_at = NULL, deadline_at = NULL
-      WHERE id = ? AND fence = ? AND state = (SELECT 'running'::text)
-      """;
+      "UPDATE ${schema}.job\nSET " + COMPLETED + "\nWHERE " + HELD_BY_ID;
 
   // COMPLETE_IF_HELD when completed jobs are not kept: deleted and counted as in
   // COMPLETE_AND_CLAIM_DELETING. The count's INSERT reports one row when the job was deleted (one
   // group), none when it was not held: the update count of the statement. Binds: id, fence.
   private static final String DELETE_IF_HELD =
-      """
-      WITH done AS (
-        DELETE FROM ${schema}.job WHERE id = ? AND fence = ? AND state = (SELECT 'running'::text)
-        RETURNING queue, attempted_by
-      )
-      INSERT INTO ${schema}.job_completions AS c (bucket, queue, node, pid, n)
-      SELECT to_timestamp(floor(extract(epoch FROM now()) / 10) * 10), queue,
-             coalesce(attempted_by, ''), pg_backend_pid(), count(*)
-      FROM done GROUP BY queue, attempted_by
-      ON CONFLICT (bucket, queue, node, pid) DO UPDATE SET n = c.n + excluded.n""";
+      "WITH done AS (\n  DELETE FROM ${schema}.job WHERE "
+          + HELD_BY_ID
+          + "\n  RETURNING queue, attempted_by\n)\n"
+          + COUNT_DONE;
 
   // Lease extension for every job a node holds, in one statement. SKIP LOCKED: a row locked by
   // someone else (the handler's own transaction after ctx.completeIn, the completer) is skipped,
-  // not waited for, so one open transaction cannot stall every lease of the node. The last SELECT
-  // reads each row as last committed: a job that was not extended but is still running under this
-  // fence was only skipped ("still held"); one that is not was lost. The lease never moves back
-  // (ctx.extendLease may have pushed it further). The cancel flag rides along, for nodes that
-  // missed the NOTIFY. Binds: ids, fences, lease ms.
+  // not waited for, so one open transaction cannot stall every lease of the node (and, waiting for
+  // no lock, the pairs need no order). The last SELECT reads each row as last committed: a job
+  // that was not extended but is still running under this fence was only skipped ("still held");
+  // one that is not was lost. The lease never moves back (ctx.extendLease may have pushed it
+  // further). The cancel flag rides along, for nodes that missed the NOTIFY. Binds: ids, fences,
+  // lease ms.
   private static final String HEARTBEAT_IF_HELD =
-      """
-      WITH h AS (SELECT * FROM unnest(?::bigint[], ?::bigint[]) AS h(id, fence)),
-      locked AS MATERIALIZED (
-        SELECT held.id FROM h
-        CROSS JOIN LATERAL (
-          SELECT j.id FROM ${schema}.job j
-          WHERE j.id = h.id AND j.fence = h.fence AND j.state = (SELECT 'running'::text)
-          FOR UPDATE OF j SKIP LOCKED
-        ) held
-      ),
-      upd AS (
-        UPDATE ${schema}.job j
-        SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond')
-        WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
-        RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
-      )
-      SELECT h.id, upd.id IS NOT NULL AS extended, coalesce(upd.cancel_requested, false),
-             coalesce(j.fence = h.fence AND j.state = 'running', false) AS still_held
-      FROM h
-      LEFT JOIN upd ON upd.id = h.id
-      LEFT JOIN ${schema}.job j ON j.id = h.id
-      """;
+      "WITH "
+          + PAIRS
+          + """
+          ,
+          locked AS MATERIALIZED (
+            SELECT held.id FROM f
+            CROSS JOIN LATERAL (
+              SELECT j.id
+          """
+          + HELD_ROW
+          + """
+           SKIP LOCKED
+            ) held
+          ),
+          upd AS (
+            UPDATE ${schema}.job j
+            SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond')
+            WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
+            RETURNING j.id, j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested
+          )
+          SELECT f.id, upd.id IS NOT NULL AS extended, coalesce(upd.cancel_requested, false),
+                 coalesce(j.fence = f.fence AND j.state = 'running', false) AS still_held
+          FROM f
+          LEFT JOIN upd ON upd.id = f.id
+          LEFT JOIN ${schema}.job j ON j.id = f.id
+          """;
 
   // One job's lease and deadline moved later (ctx.extendLease), never earlier. Binds: extra ms,
   // extra plus grace ms, id, fence, grace ms.
@@ -432,9 +378,9 @@ public final class HolderStore {
       UPDATE ${schema}.job
       SET lease_expires_at = greatest(lease_expires_at, now() + ? * interval '1 millisecond'),
           deadline_at = greatest(deadline_at, now() + ? * interval '1 millisecond')
-      WHERE id = ? AND fence = ? AND state = (SELECT 'running'::text)
-      RETURNING deadline_at - ? * interval '1 millisecond'
-      """;
+      WHERE\s"""
+          + HELD_BY_ID
+          + "\nRETURNING deadline_at - ? * interval '1 millisecond'";
 
   /** What a completion does to the job's row. */
   public enum CompletedRows {
@@ -699,24 +645,13 @@ public final class HolderStore {
     if (unmatched.isEmpty()) {
       return Set.of();
     }
-    int n = unmatched.size();
-    Long[] ids = new Long[n];
-    Long[] fences = new Long[n];
-    String[] states = new String[n];
-    String[] errors = new String[n];
-    for (int i = 0; i < n; i++) {
-      Finish f = unmatched.get(i);
-      ids[i] = f.id();
-      fences[i] = f.fence();
-      states[i] = f.state();
-      errors[i] = f.errorJson();
-    }
+    FinishColumns f = FinishColumns.of(unmatched);
     try (PreparedStatement ps = c.prepareStatement(alreadyWritten)) {
-      ps.setArray(1, c.createArrayOf("int8", ids));
-      ps.setArray(2, c.createArrayOf("int8", fences));
-      ps.setArray(3, c.createArrayOf("text", states));
-      ps.setArray(4, c.createArrayOf("text", errors));
-      return readFences(ps, n);
+      ps.setArray(1, c.createArrayOf("int8", f.ids()));
+      ps.setArray(2, c.createArrayOf("int8", f.fences()));
+      ps.setArray(3, c.createArrayOf("text", f.states()));
+      ps.setArray(4, c.createArrayOf("text", f.errors()));
+      return readFences(ps, unmatched.size());
     }
   }
 
@@ -741,34 +676,52 @@ public final class HolderStore {
   }
 
   private Set<Long> finishMany(Connection c, List<Finish> finishes) throws SQLException {
-    int n = finishes.size();
-    Long[] ids = new Long[n];
-    Long[] fences = new Long[n];
-    String[] states = new String[n];
-    Long[] delays = new Long[n];
-    String[] errors = new String[n];
-    Integer[] deltas = new Integer[n];
-    String[] metas = new String[n];
-    for (int i = 0; i < n; i++) {
-      Finish f = finishes.get(i);
-      ids[i] = f.id();
-      fences[i] = f.fence();
-      states[i] = f.state();
-      delays[i] = f.delayMillis();
-      errors[i] = f.errorJson();
-      deltas[i] = f.attemptDelta();
-      metas[i] = f.metadataPatchJson();
-    }
+    FinishColumns f = FinishColumns.of(finishes);
     try (PreparedStatement ps = c.prepareStatement(finishManyIfHeld)) {
-      ps.setArray(1, c.createArrayOf("int8", ids));
-      ps.setArray(2, c.createArrayOf("int8", fences));
-      ps.setArray(3, c.createArrayOf("text", states));
-      ps.setArray(4, c.createArrayOf("int8", delays));
-      ps.setArray(5, c.createArrayOf("text", errors));
-      ps.setArray(6, c.createArrayOf("int4", deltas));
-      ps.setArray(7, c.createArrayOf("text", metas));
+      ps.setArray(1, c.createArrayOf("int8", f.ids()));
+      ps.setArray(2, c.createArrayOf("int8", f.fences()));
+      ps.setArray(3, c.createArrayOf("text", f.states()));
+      ps.setArray(4, c.createArrayOf("int8", f.delays()));
+      ps.setArray(5, c.createArrayOf("text", f.errors()));
+      ps.setArray(6, c.createArrayOf("int4", f.deltas()));
+      ps.setArray(7, c.createArrayOf("text", f.metas()));
       ps.setString(8, schema.insertChannel());
-      return readFences(ps, n);
+      return readFences(ps, finishes.size());
+    }
+  }
+
+  /** Finishes column by column: the arrays that FINISH_HELD and ALREADY_WRITTEN unnest. */
+  private record FinishColumns(
+      Long[] ids,
+      Long[] fences,
+      String[] states,
+      Long[] delays,
+      String[] errors,
+      Integer[] deltas,
+      String[] metas) {
+
+    static FinishColumns of(List<Finish> finishes) {
+      int n = finishes.size();
+      FinishColumns columns =
+          new FinishColumns(
+              new Long[n],
+              new Long[n],
+              new String[n],
+              new Long[n],
+              new String[n],
+              new Integer[n],
+              new String[n]);
+      for (int i = 0; i < n; i++) {
+        Finish f = finishes.get(i);
+        columns.ids[i] = f.id();
+        columns.fences[i] = f.fence();
+        columns.states[i] = f.state();
+        columns.delays[i] = f.delayMillis();
+        columns.errors[i] = f.errorJson();
+        columns.deltas[i] = f.attemptDelta();
+        columns.metas[i] = f.metadataPatchJson();
+      }
+      return columns;
     }
   }
 

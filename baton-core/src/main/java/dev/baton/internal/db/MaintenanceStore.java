@@ -25,17 +25,49 @@ import javax.sql.DataSource;
  */
 public final class MaintenanceStore {
 
-  // Every leader statement begins with the same two CTEs: "clk", the time to compare with (the
-  // bind, or the database's now() when it is null), and "lead", which share-locks the leader row
-  // and yields its term only while it still names this node and term and its lease has not run
+  // Every leader statement begins with LEAD, a WITH of two CTEs: "clk", the time to compare with
+  // (the bind, or the database's now() when it is null), and "lead", which share-locks the leader
+  // row and yields its term only while it still names this node and term and its lease has not run
   // out. Every other CTE runs only WHERE EXISTS (SELECT 1 FROM lead), and the result reports
-  // whether lead yielded a row. Binds, first: now (nullable), role, node id, term ("the lead").
+  // whether lead yielded a row. Binds: now (nullable), role, node id, term ("the lead").
   //
   // RESCUE and SCHEDULE pick by their partial index, then update the picked rows by primary key
   // (an array of their ids, no join): the state is tested against a sub-select, not a literal, so
   // that the planner cannot prove the index's predicate and read the whole index once more (every
   // running or waiting job) to join the few it picked (see HolderStore's note on fenced writes;
   // FencedWritesProbeTheKeyTest).
+  @Fragment
+  private static final String LEAD =
+      """
+      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
+      lead AS MATERIALIZED (
+        SELECT l.term FROM ${schema}.leader l
+        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
+        FOR SHARE OF l
+      )""";
+
+  // The end of a rescue's update ("upd"): the rescue counted in the metadata, lease and deadline
+  // cleared, on the picked rows that still run (re-checked under the lock, so that a job its holder
+  // finished meanwhile is untouched); the statement's WHERE clause goes on after it.
+  @Fragment
+  private static final String RESCUED =
+      """
+              metadata = j.metadata || jsonb_build_object('rescue_count',
+                  coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
+              lease_expires_at = NULL,
+              deadline_at = NULL
+          WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)""";
+
+  // The end of a rescue's "upd", and the rescue's answer: whether it was leading, and each rescued
+  // job, if any.
+  @Fragment
+  private static final String RESCUE_ANSWER =
+      """
+
+        RETURNING j.id, j.state, j.attempted_by
+      )
+      SELECT l.leading, u.id, u.state, u.attempted_by
+      FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true""";
 
   // Running jobs whose lease ran out (no heartbeat) or whose deadline passed go back to the queue:
   // retryable, or discarded (at max attempts after a passed deadline, or at the rescue limit), or
@@ -43,63 +75,52 @@ public final class MaintenanceStore {
   // count. Picked with SKIP LOCKED and re-checked under the lock, so a job its holder finished
   // meanwhile is untouched. Binds: the lead, max rescues, limit.
   private static final String RESCUE =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
-      lim AS (SELECT ?::int AS max_rescues),
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE EXISTS (SELECT 1 FROM lead)
-          AND state = 'running' AND least(lease_expires_at, deadline_at) < (SELECT now FROM clk)
-        ORDER BY least(lease_expires_at, deadline_at), id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      upd AS (
-        UPDATE ${schema}.job j
-        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
-                         WHEN j.deadline_at < (SELECT now FROM clk)
-                              AND j.attempt >= j.max_attempts THEN 'discarded'
-                         WHEN coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
-                              >= (SELECT max_rescues FROM lim) THEN 'discarded'
-                         ELSE 'retryable' END,
-            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
-                                  OR (j.deadline_at < (SELECT now FROM clk)
-                                      AND j.attempt >= j.max_attempts)
-                                  OR coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
-                                     >= (SELECT max_rescues FROM lim)
-                                THEN (SELECT now FROM clk) END,
-            -- A lost lease is no failure of the handler: the attempt is given back, as by a
-            -- hand-back; an overrun deadline is one (the handler's timeout) and counts.
-            attempt = CASE WHEN j.deadline_at < (SELECT now FROM clk) THEN j.attempt
-                           ELSE j.attempt - 1 END,
-            scheduled_at = (SELECT now FROM clk),
-            errors = j.errors || jsonb_build_array(jsonb_build_object(
-                'attempt', j.attempt,
-                'at', (SELECT now FROM clk),
-                'error', CASE WHEN j.deadline_at < (SELECT now FROM clk) THEN 'deadline_exceeded'
-                              ELSE 'lease_expired' END,
-                'message', CASE WHEN j.deadline_at < (SELECT now FROM clk)
-                                THEN 'deadline exceeded on node ' || coalesce(j.attempted_by, '?')
-                                     || ' (deadline ' || j.deadline_at || ')'
-                                ELSE 'lease expired on node ' || coalesce(j.attempted_by, '?')
-                                     || ' (no heartbeat since lease ran out at '
-                                     || j.lease_expires_at || ')' END)),
-            metadata = j.metadata || jsonb_build_object('rescue_count',
-                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
-            lease_expires_at = NULL,
-            deadline_at = NULL
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
-          AND (j.lease_expires_at < (SELECT now FROM clk) OR j.deadline_at < (SELECT now FROM clk))
-        RETURNING j.id, j.state, j.attempted_by
-      )
-      SELECT l.leading, u.id, u.state, u.attempted_by
-      FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
-      """;
+      LEAD
+          + """
+          ,
+          lim AS (SELECT ?::int AS max_rescues),
+          picked AS MATERIALIZED (
+            SELECT id FROM ${schema}.job
+            WHERE EXISTS (SELECT 1 FROM lead)
+              AND state = 'running' AND least(lease_expires_at, deadline_at) < (SELECT now FROM clk)
+            ORDER BY least(lease_expires_at, deadline_at), id
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED
+          ),
+          upd AS (
+            UPDATE ${schema}.job j
+            SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
+                             WHEN j.deadline_at < (SELECT now FROM clk)
+                                  AND j.attempt >= j.max_attempts THEN 'discarded'
+                             WHEN coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                                  >= (SELECT max_rescues FROM lim) THEN 'discarded'
+                             ELSE 'retryable' END,
+                finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
+                                      OR (j.deadline_at < (SELECT now FROM clk)
+                                          AND j.attempt >= j.max_attempts)
+                                      OR coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                                         >= (SELECT max_rescues FROM lim)
+                                    THEN (SELECT now FROM clk) END,
+                -- A lost lease is no failure of the handler: the attempt is given back, as by a
+                -- hand-back; an overrun deadline is one (the handler's timeout) and counts.
+                attempt = CASE WHEN j.deadline_at < (SELECT now FROM clk) THEN j.attempt
+                               ELSE j.attempt - 1 END,
+                scheduled_at = (SELECT now FROM clk),
+                errors = j.errors || jsonb_build_array(jsonb_build_object(
+                    'attempt', j.attempt,
+                    'at', (SELECT now FROM clk),
+                    'error', CASE WHEN j.deadline_at < (SELECT now FROM clk) THEN 'deadline_exceeded'
+                                  ELSE 'lease_expired' END,
+                    'message', CASE WHEN j.deadline_at < (SELECT now FROM clk)
+                                    THEN 'deadline exceeded on node ' || coalesce(j.attempted_by, '?')
+                                         || ' (deadline ' || j.deadline_at || ')'
+                                    ELSE 'lease expired on node ' || coalesce(j.attempted_by, '?')
+                                         || ' (no heartbeat since lease ran out at '
+                                         || j.lease_expires_at || ')' END)),
+          """
+          + RESCUED
+          + "\nAND (j.lease_expires_at < (SELECT now FROM clk) OR j.deadline_at < (SELECT now FROM clk))"
+          + RESCUE_ANSWER;
 
   // Running jobs of nodes found gone (their session lock free, see ClusterStore.NODE_LOCKS),
   // whatever their leases, if claimed before the node was first seen without its lock: a node that
@@ -107,101 +128,80 @@ public final class MaintenanceStore {
   // node that took it again meanwhile keeps all of them. Otherwise as RESCUE, with error node_gone.
   // Binds: the lead, max rescues, gone node ids, schema key text, free since, limit.
   private static final String RESCUE_GONE =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
-      lim AS (SELECT ?::int AS max_rescues),
-      gone AS MATERIALIZED (
-        SELECT g.id FROM unnest(?::text[]) AS g(id)
-        WHERE NOT EXISTS (
-          SELECT 1 FROM pg_locks l
-          WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-            AND l.classid = hashtext(?)::oid AND l.objid = hashtext(g.id)::oid)
-      ),
-      since AS (SELECT ?::timestamptz AS at),
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE EXISTS (SELECT 1 FROM lead)
-          AND state = 'running' AND attempted_by IN (SELECT id FROM gone)
-          AND attempted_at < (SELECT at FROM since)
-        ORDER BY id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      upd AS (
-        UPDATE ${schema}.job j
-        SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
-                         WHEN coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
-                              >= (SELECT max_rescues FROM lim) THEN 'discarded'
-                         ELSE 'retryable' END,
-            finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
-                                  OR coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
-                                     >= (SELECT max_rescues FROM lim)
-                                THEN (SELECT now FROM clk) END,
-            attempt = j.attempt - 1, -- given back: the node died, the handler did not fail
-            scheduled_at = (SELECT now FROM clk),
-            errors = j.errors || jsonb_build_array(jsonb_build_object(
-                'attempt', j.attempt,
-                'at', (SELECT now FROM clk),
-                'error', 'node_gone',
-                'message', 'node ' || j.attempted_by || ' is gone: no database session of it'
-                           || ' holds its lock (lease until ' || j.lease_expires_at || ')')),
-            metadata = j.metadata || jsonb_build_object('rescue_count',
-                coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1),
-            lease_expires_at = NULL,
-            deadline_at = NULL
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND j.state = (SELECT 'running'::text)
-          AND j.attempted_by IN (SELECT id FROM gone)
-        RETURNING j.id, j.state, j.attempted_by
-      )
-      SELECT l.leading, u.id, u.state, u.attempted_by
-      FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN upd u ON true
-      """;
+      LEAD
+          + """
+          ,
+          lim AS (SELECT ?::int AS max_rescues),
+          gone AS MATERIALIZED (
+            SELECT n.id FROM unnest(?::text[]) AS n(id)
+            WHERE NOT
+          """
+          + ClusterStore.NODE_LOCK_HELD
+          + """
+
+          ),
+          since AS (SELECT ?::timestamptz AS at),
+          picked AS MATERIALIZED (
+            SELECT id FROM ${schema}.job
+            WHERE EXISTS (SELECT 1 FROM lead)
+              AND state = 'running' AND attempted_by IN (SELECT id FROM gone)
+              AND attempted_at < (SELECT at FROM since)
+            ORDER BY id
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED
+          ),
+          upd AS (
+            UPDATE ${schema}.job j
+            SET state = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL THEN 'cancelled'
+                             WHEN coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                                  >= (SELECT max_rescues FROM lim) THEN 'discarded'
+                             ELSE 'retryable' END,
+                finalized_at = CASE WHEN j.metadata ->> 'cancel_requested_at' IS NOT NULL
+                                      OR coalesce((j.metadata ->> 'rescue_count')::int, 0) + 1
+                                         >= (SELECT max_rescues FROM lim)
+                                    THEN (SELECT now FROM clk) END,
+                attempt = j.attempt - 1, -- given back: the node died, the handler did not fail
+                scheduled_at = (SELECT now FROM clk),
+                errors = j.errors || jsonb_build_array(jsonb_build_object(
+                    'attempt', j.attempt,
+                    'at', (SELECT now FROM clk),
+                    'error', 'node_gone',
+                    'message', 'node ' || j.attempted_by || ' is gone: no database session of it'
+                               || ' holds its lock (lease until ' || j.lease_expires_at || ')')),
+          """
+          + RESCUED
+          + "\nAND j.attempted_by IN (SELECT id FROM gone)"
+          + RESCUE_ANSWER;
 
   // Due scheduled and retryable jobs become available; each queue that got some is notified once.
   // Binds: the lead, limit, channel.
   private static final String SCHEDULE =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE EXISTS (SELECT 1 FROM lead)
-          AND state IN ('scheduled', 'retryable') AND scheduled_at <= (SELECT now FROM clk)
-        ORDER BY scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      upd AS (
-        UPDATE ${schema}.job j SET state = 'available'
-        WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
-          AND j.state IN ((SELECT 'scheduled'::text), (SELECT 'retryable'::text))
-        RETURNING j.queue
-      ),
-      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd) q)
-      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM upd), (SELECT count(*) FROM n)
-      """;
+      LEAD
+          + """
+          ,
+          picked AS MATERIALIZED (
+            SELECT id FROM ${schema}.job
+            WHERE EXISTS (SELECT 1 FROM lead)
+              AND state IN ('scheduled', 'retryable') AND scheduled_at <= (SELECT now FROM clk)
+            ORDER BY scheduled_at, id
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED
+          ),
+          upd AS (
+            UPDATE ${schema}.job j SET state = 'available'
+            WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+              AND j.state IN ((SELECT 'scheduled'::text), (SELECT 'retryable'::text))
+            RETURNING j.queue
+          ),
+          n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM upd) q)
+          SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM upd), (SELECT count(*) FROM n)
+          """;
 
-  // Finished jobs of one state past their retention are deleted, oldest first. Binds: the lead,
-  // state,
-  // retention ms, limit, state.
-  private static final String CLEAN =
+  // Finished jobs of one state past their retention, oldest first ("picked"), deleted ("del").
+  // Binds: state, retention ms, limit, state.
+  @Fragment
+  private static final String CLEANED =
       """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
       picked AS MATERIALIZED (
         SELECT id FROM ${schema}.job
         WHERE EXISTS (SELECT 1 FROM lead)
@@ -214,86 +214,57 @@ public final class MaintenanceStore {
       del AS (
         DELETE FROM ${schema}.job j USING picked WHERE j.id = picked.id AND j.state = ?
         RETURNING j.*
-      )
-      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
-      """;
+      )""";
+
+  // Finished jobs of one state past their retention are deleted, oldest first. Binds: the lead,
+  // then CLEANED's.
+  private static final String CLEAN =
+      LEAD + ",\n" + CLEANED + "\nSELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)";
 
   // CLEAN when finished jobs are archived: the deleted rows move into job_archive in the same
   // statement. Binds: as CLEAN.
   private static final String CLEAN_ARCHIVING =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE EXISTS (SELECT 1 FROM lead)
-          AND state = ? AND finalized_at IS NOT NULL
-          AND finalized_at < (SELECT now FROM clk) - make_interval(secs => ? / 1000.0)
-        ORDER BY finalized_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      ),
-      del AS (
-        DELETE FROM ${schema}.job j USING picked WHERE j.id = picked.id AND j.state = ?
-        RETURNING j.*
-      ),
-      arch AS (INSERT INTO ${schema}.job_archive SELECT d.*, (SELECT now FROM clk) FROM del d RETURNING 1)
-      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)
-      """;
+      LEAD
+          + ",\n"
+          + CLEANED
+          + """
+          ,
+          arch AS (INSERT INTO ${schema}.job_archive SELECT d.*, (SELECT now FROM clk) FROM del d RETURNING 1)
+          SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)
+          """;
 
   // Completion counts (job_completions) older than a day are deleted: queue_stats reads the last
   // hour. Binds: the lead.
   private static final String PRUNE_COMPLETION_COUNTS =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
-      del AS (
-        DELETE FROM ${schema}.job_completions
-        WHERE EXISTS (SELECT 1 FROM lead) AND bucket < (SELECT now FROM clk) - interval '1 day'
-        RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
-      """;
+      LEAD
+          + """
+          ,
+          del AS (
+            DELETE FROM ${schema}.job_completions
+            WHERE EXISTS (SELECT 1 FROM lead) AND bucket < (SELECT now FROM clk) - interval '1 day'
+            RETURNING 1
+          )
+          SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
+          """;
 
   // Nodes that stopped beating are removed from the registry. Their running jobs keep their
   // leases: the rescuer acts on those. Binds: the lead, ttl ms.
   private static final String PRUNE_NODES =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      ),
-      del AS (
-        DELETE FROM ${schema}.node
-        WHERE EXISTS (SELECT 1 FROM lead)
-          AND heartbeat_at < (SELECT now FROM clk) - make_interval(secs => ? / 1000.0)
-        RETURNING id
-      )
-      SELECT l.leading, d.id FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN del d ON true
-      """;
+      LEAD
+          + """
+          ,
+          del AS (
+            DELETE FROM ${schema}.node
+            WHERE EXISTS (SELECT 1 FROM lead)
+              AND heartbeat_at < (SELECT now FROM clk) - make_interval(secs => ? / 1000.0)
+            RETURNING id
+          )
+          SELECT l.leading, d.id FROM (SELECT count(*) AS leading FROM lead) l LEFT JOIN del d ON true
+          """;
 
   // Opens a leader transaction: share-locks the leader row for the rest of the transaction and
   // returns the time to use. No row when not leading. Binds: the lead.
-  private static final String LOCK_LEAD =
-      """
-      WITH clk AS (SELECT coalesce(?::timestamptz, now()) AS now),
-      lead AS MATERIALIZED (
-        SELECT l.term FROM ${schema}.leader l
-        WHERE l.role = ? AND l.leader_id = ? AND l.term = ? AND l.expires_at > (SELECT now FROM clk)
-        FOR SHARE OF l
-      )
-      SELECT (SELECT now FROM clk) FROM lead
-      """;
+  private static final String LOCK_LEAD = LEAD + "\nSELECT (SELECT now FROM clk) FROM lead";
 
   private static final String LOCK_PERIODIC =
       "SELECT schedule, last_due_at, last_job_id FROM ${schema}.periodic WHERE name = ? FOR UPDATE";
