@@ -28,17 +28,17 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * Operator actions on jobs, for tools such as the {@code baton} command: list jobs by state, queue
- * and kind; enqueue a job by kind name with raw JSON args (no args class, no handler needed); retry
- * a job that is not running; delete a job that is not running. The statements are {@code
- * internal.db.AdminStore}'s.
+ * Operator actions on jobs, the job part of the operator API {@link BatonAdmin}: list jobs by
+ * state, queue and kind; enqueue a job by kind name with raw JSON args (no args class, no handler
+ * needed); retry a job that is not running; run a waiting job now; cancel a job; delete a job that
+ * is not running. The statements are {@code internal.db.AdminStore}'s.
  *
  * <p>Thread-safe; each call runs in its own autocommit statement on {@code dataSource}. Retry and
  * delete check the job's state in their {@code WHERE} clause, so they race cleanly with a worker:
  * when a claim takes the job first, the statement waits for the claim's row lock, re-reads the row,
  * finds it {@code running} and changes nothing ({@link RetryOutcome#RUNNING}, {@link
  * DeleteOutcome#RUNNING}); when retry or delete goes first, the claim never sees the job as it was.
- * A running job is never retried or deleted: cancel it first ({@link dev.baton.Baton#cancel}).
+ * A running job is never retried or deleted: cancel it first ({@link #cancel}).
  *
  * <pre>{@code
  * JobAdmin admin = new JobAdmin(dataSource, "baton");
