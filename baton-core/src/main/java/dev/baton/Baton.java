@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.internal.ClientAccess;
 import dev.baton.internal.TimeSource;
 import dev.baton.internal.cluster.Cluster;
@@ -131,6 +132,7 @@ public final class Baton implements AutoCloseable {
   private final HolderStore holderStore;
   private final AdminStore adminStore;
   private final ClusterStore clusterStore;
+  private final BatonAdmin admin;
   private final List<PeriodicJob> periodicJobs;
   private final TimeSource time;
   private final HeldJobs held = new HeldJobs();
@@ -176,6 +178,7 @@ public final class Baton implements AutoCloseable {
                 : HolderStore.CompletedRows.KEPT);
     this.adminStore = new AdminStore(schema);
     this.clusterStore = new ClusterStore(schema);
+    this.admin = new BatonAdmin(dataSource, config, mapper);
     this.periodicJobs = List.copyOf(b.periodic.values());
     this.time = TimeSource.SYSTEM;
     for (PeriodicJob p : periodicJobs) {
@@ -384,11 +387,9 @@ public final class Baton implements AutoCloseable {
 
   // ---------------------------------------------------------------- read and cancel
 
-  /** The job with {@code id}, if it exists. */
+  /** The job with {@code id}, if it exists: {@link BatonAdmin#get}. */
   public Optional<Job> job(long id) {
-    JobRow row =
-        Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> adminStore.get(c, id));
-    return Optional.ofNullable(row).map(r -> r.toJob(mapper));
+    return admin.get(id);
   }
 
   /**
@@ -396,11 +397,10 @@ public final class Baton implements AutoCloseable {
    * holder is told (NOTIFY, and its next heartbeat) to interrupt the handler; it becomes {@code
    * cancelled} when the handler gives up (a handler that completes anyway completes). Returns the
    * state after the call: {@code CANCELLED}, or {@code RUNNING} for a running job; empty when the
-   * job does not exist or is already final.
+   * job does not exist or is already final. {@link BatonAdmin#cancel}.
    */
   public Optional<JobState> cancel(long id) {
-    String state = adminStore.cancel(dataSource, id);
-    return Optional.ofNullable(state).map(JobState::fromDb);
+    return admin.cancel(id);
   }
 
   /** Outcome counts of this client since it started. */
@@ -427,37 +427,14 @@ public final class Baton implements AutoCloseable {
 
   // ---------------------------------------------------------------- drain (tests)
 
-  /** Most jobs one {@link #drain(String, Instant)} runs before it gives up: 1,000. */
-  public static final int DEFAULT_DRAIN_MAX_RUNS = 1_000;
-
-  /** Drains {@code queue} at {@code now}, running at most {@value #DEFAULT_DRAIN_MAX_RUNS} jobs. */
-  public List<JobRun> drain(String queue, Instant now) {
-    return drain(queue, now, DEFAULT_DRAIN_MAX_RUNS);
-  }
-
   /**
-   * Works the due jobs of {@code queue} on the calling thread, one at a time, with this client's
-   * handlers, and returns what became of each, in the order they ran. For tests: {@code
-   * baton-test}'s {@code drain} calls it with its settable clock.
-   *
-   * <p>Time is {@code now}, not the database's clock: jobs of the queue that are {@code scheduled}
-   * or {@code retryable} for a time at or before {@code now} are made available, and a retry or
-   * snooze delay counts from {@code now} (to the millisecond). A later call with a later {@code
-   * now} runs what became due meanwhile. Every available job runs, whatever its run-at time. Jobs
-   * are claimed as a producer claims them (attempt, fence, lease and deadline; priority, run-at
-   * time, id), each job's outcome is written before the next is claimed, and jobs that the handlers
-   * enqueue in the queue, or snooze to a time not after {@code now}, run in the same call. The
-   * handler's timeout interrupts it in real time, as in a started client; leases are not extended
-   * and nothing is rescued. The queue need not be one of the config's queues; a paused queue runs
-   * nothing.
+   * Works the due jobs of {@code queue} on the calling thread with this client's handlers; the
+   * implementation of {@link Drain}, the test kit's way in (see there for what it does). Not a
+   * method of the client's public API.
    *
    * @throws IllegalStateException if this client is started (its producers work the same jobs)
-   * @throws InvalidConfigException if {@code queue} is not a valid queue name
-   * @throws IllegalArgumentException if {@code maxRuns} is under 1
-   * @throws BatonException if more than {@code maxRuns} jobs would run (a handler that enqueues or
-   *     snoozes jobs without end), or on a database error
    */
-  public List<JobRun> drain(String queue, Instant now, int maxRuns) {
+  List<JobRun> drain(String queue, Instant now, int maxRuns) {
     requireQueueName(queue);
     Objects.requireNonNull(now, "now");
     if (maxRuns < 1) {
@@ -495,57 +472,42 @@ public final class Baton implements AutoCloseable {
   /**
    * Pauses {@code queue} on every node: no node claims its jobs until {@link #resumeQueue}. Jobs
    * already running, and those a node has already claimed ahead, finish. Enqueueing goes on.
-   * Pausing a paused queue does nothing.
+   * Pausing a paused queue does nothing. {@link BatonAdmin#pause}, by this client's node id.
    *
    * @throws InvalidConfigException if {@code queue} is not a valid queue name
    */
   public void pauseQueue(String queue) {
-    requireQueueName(queue);
-    clusterStore.pause(dataSource, queue, nodeId());
-    log.info("queue {} paused by node {}", queue, nodeId());
+    admin.pause(queue, nodeId());
   }
 
   /**
    * Resumes {@code queue} on every node, and wakes their producers. Returns false if it was not
-   * paused.
+   * paused. {@link BatonAdmin#resume}, by this client's node id; this client's own producers of the
+   * queue are woken at once as well.
    *
    * @throws InvalidConfigException if {@code queue} is not a valid queue name
    */
   public boolean resumeQueue(String queue) {
-    requireQueueName(queue);
-    boolean resumed = clusterStore.resume(dataSource, queue);
+    boolean resumed = admin.resume(queue, nodeId());
     if (resumed) {
-      log.info("queue {} resumed by node {}", queue, nodeId());
       wakeLocal(queue, "available");
     }
     return resumed;
   }
 
-  /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
+  /** Every queue the cluster knows, by name: {@link BatonAdmin#queues}. */
   public List<QueueInfo> queues() {
-    List<QueueInfo> out = new ArrayList<>();
-    for (ClusterStore.QueueRow q : clusterStore.queues(dataSource)) {
-      out.add(new QueueInfo(q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy()));
-    }
-    return out;
+    return admin.queues();
   }
 
-  /** The nodes in the registry, by id. */
+  /** The nodes in the registry, by id: {@link BatonAdmin#nodes}. */
   public List<NodeInfo> nodes() {
-    List<NodeInfo> out = new ArrayList<>();
-    for (ClusterStore.NodeRow n : clusterStore.nodes(dataSource)) {
-      out.add(
-          new NodeInfo(
-              n.id(), n.host(), n.pid(), n.queues(), n.version(), n.startedAt(), n.heartbeatAt()));
-    }
-    return out;
+    return admin.nodes();
   }
 
-  /** The maintenance leader as the database records it, if any node was ever elected. */
+  /** The maintenance leader as the database records it, if any: {@link BatonAdmin#leader}. */
   public Optional<LeaderInfo> leader() {
-    ClusterStore.LeaderRow r = clusterStore.leader(dataSource, Leadership.MAINTENANCE);
-    return Optional.ofNullable(r)
-        .map(l -> new LeaderInfo(l.role(), l.leaderId(), l.term(), l.electedAt(), l.expiresAt()));
+    return admin.leader();
   }
 
   /** Whether this client leads the cluster now (and so runs maintenance). */

@@ -1,8 +1,8 @@
 package dev.baton;
 
 /**
- * One job worked by {@link Baton#drain}: which job ran, which attempt it was, and the state its
- * outcome left it in.
+ * One job worked by {@link Drain}: which job ran, which attempt it was, and the state its outcome
+ * left it in.
  *
  * @param id the job id
  * @param kind its kind

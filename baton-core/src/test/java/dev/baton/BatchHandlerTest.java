@@ -301,7 +301,7 @@ class BatchHandlerTest {
       baton.enqueue(new Tiny(0));
       baton.enqueue(new Tiny(1));
 
-      List<JobRun> runs = baton.drain("default", java.time.Instant.now().plusSeconds(1));
+      List<JobRun> runs = Drain.run(baton, "default", java.time.Instant.now().plusSeconds(1));
 
       assertThat(runs)
           .extracting(JobRun::state)

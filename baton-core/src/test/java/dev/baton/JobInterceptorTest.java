@@ -82,7 +82,7 @@ class JobInterceptorTest {
               .enqueue(new Traced(2), EnqueueOptions.builder().metadata("refuse", true).build())
               .id();
 
-      List<JobRun> runs = baton.drain("default", Instant.now().plus(Duration.ofDays(1)));
+      List<JobRun> runs = Drain.run(baton, "default", Instant.now().plus(Duration.ofDays(1)));
 
       assertThat(calls)
           .containsExactly(

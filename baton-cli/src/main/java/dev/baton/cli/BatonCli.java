@@ -2,7 +2,7 @@ package dev.baton.cli;
 
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
-import dev.baton.admin.JobAdmin;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.migrate.Migrator;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -195,23 +195,13 @@ public final class BatonCli implements Callable<Integer> {
     return databaseUrl != null ? databaseUrl : env.get(Database.ENV_URL);
   }
 
-  /** A client that never starts: it enqueues, reads and cancels, and reads the cluster. */
-  Baton baton() {
+  /**
+   * The operator API of the schema: jobs, queues and the cluster, with no client built. Actions
+   * record {@link Database#operatorId()} as who took them.
+   */
+  BatonAdmin admin() {
     requireLatestSchema();
-    return Baton.builder(dataSource())
-        .config(
-            BatonConfig.builder()
-                .schema(schema)
-                .nodeId(Database.operatorId())
-                .allowUnknownKinds(true)
-                .build())
-        .build();
-  }
-
-  /** The job admin of the schema. */
-  JobAdmin admin() {
-    requireLatestSchema();
-    return new JobAdmin(dataSource(), schema);
+    return new BatonAdmin(dataSource(), schema);
   }
 
   /**

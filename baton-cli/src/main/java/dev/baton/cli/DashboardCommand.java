@@ -1,8 +1,7 @@
 package dev.baton.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.Baton;
-import dev.baton.BatonConfig;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.dashboard.Dashboard;
 import dev.baton.dashboard.DashboardAuth;
 import dev.baton.dashboard.DashboardServer;
@@ -85,17 +84,10 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
     DashboardAuth auth = auth();
     BatonCli root = root();
     HikariDataSource pool = root.pool(4);
-    Baton baton =
-        Baton.builder(pool)
-            .config(
-                BatonConfig.builder()
-                    .schema(root.schema())
-                    .nodeId(Database.operatorId())
-                    .allowUnknownKinds(true)
-                    .build())
-            .build();
     Dashboard.Builder builder =
-        Dashboard.builder(baton, pool).auth(auth == null ? DashboardAuth.none() : auth);
+        Dashboard.builder(new BatonAdmin(pool, root.schema()))
+            .pausedBy(Database.operatorId())
+            .auth(auth == null ? DashboardAuth.none() : auth);
     if (readOnly) {
       builder.readOnly();
     }

@@ -2,10 +2,10 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.baton.Baton;
 import dev.baton.Job;
 import dev.baton.JobError;
 import dev.baton.JobState;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.admin.JobAdmin;
 import java.io.PrintWriter;
 import java.util.List;
@@ -250,9 +250,9 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Baton baton = root().baton();
-      Job before = baton.job(id).orElseThrow(() -> notFound(this, id));
-      Optional<JobState> after = before.state().isFinal() ? Optional.empty() : baton.cancel(id);
+      BatonAdmin admin = root().admin();
+      Job before = admin.get(id).orElseThrow(() -> notFound(this, id));
+      Optional<JobState> after = before.state().isFinal() ? Optional.empty() : admin.cancel(id);
       String outcome;
       String text;
       if (after.isPresent() && after.get() == JobState.CANCELLED) {
@@ -266,7 +266,7 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
                 + " is running: its worker was told to stop it; it becomes cancelled when its"
                 + " handler gives up (a handler that completes anyway completes)";
       } else {
-        Job now = baton.job(id).orElseThrow(() -> notFound(this, id));
+        Job now = admin.get(id).orElseThrow(() -> notFound(this, id));
         if (now.state() != JobState.CANCELLED) {
           throw new CommandFailedException(
               "cannot cancel job " + id + ": it is already " + now.state().dbName());
@@ -277,7 +277,7 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
       if (json()) {
         ObjectNode o = Output.object();
         o.put("outcome", outcome);
-        baton.job(id).ifPresent(j -> o.set("job", Output.job(j)));
+        admin.get(id).ifPresent(j -> o.set("job", Output.job(j)));
         Output.printJson(out(), o);
       } else {
         out().println(text);

@@ -2,9 +2,9 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.baton.Baton;
 import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
+import dev.baton.admin.BatonAdmin;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -23,9 +23,9 @@ final class NodesCommand extends BaseCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Baton baton = root().baton();
-    List<NodeInfo> nodes = baton.nodes();
-    Optional<LeaderInfo> leader = baton.leader();
+    BatonAdmin admin = root().admin();
+    List<NodeInfo> nodes = admin.nodes();
+    Optional<LeaderInfo> leader = admin.leader();
     String leaderId =
         leader
             .filter(l -> l.expiresAt().isAfter(Instant.now()))

@@ -2,8 +2,8 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.baton.Baton;
 import dev.baton.QueueInfo;
+import dev.baton.admin.BatonAdmin;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -35,8 +35,8 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
     return o;
   }
 
-  static QueueInfo find(Baton baton, String queue) {
-    return baton.queues().stream()
+  static QueueInfo find(BatonAdmin admin, String queue) {
+    return admin.queues().stream()
         .filter(q -> q.name().equals(queue))
         .findFirst()
         .orElse(new QueueInfo(queue, false, null, null));
@@ -50,7 +50,7 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
   static final class ListQueues extends BaseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
-      List<QueueInfo> queues = root().baton().queues();
+      List<QueueInfo> queues = root().admin().queues();
       if (json()) {
         ArrayNode a = Output.array();
         queues.forEach(q -> a.add(QueuesCommand.json(q)));
@@ -84,13 +84,13 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Baton baton = root().baton();
-      boolean already = find(baton, queue).paused();
-      baton.pauseQueue(queue);
+      BatonAdmin admin = root().admin();
+      boolean already = find(admin, queue).paused();
+      admin.pause(queue, Database.operatorId());
       if (json()) {
         ObjectNode o = Output.object();
         o.put("outcome", already ? "already_paused" : "paused");
-        o.set("queue", QueuesCommand.json(find(baton, queue)));
+        o.set("queue", QueuesCommand.json(find(admin, queue)));
         Output.printJson(out(), o);
       } else if (already) {
         out().println("queue " + queue + " is already paused");
@@ -118,12 +118,12 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Baton baton = root().baton();
-      boolean resumed = baton.resumeQueue(queue);
+      BatonAdmin admin = root().admin();
+      boolean resumed = admin.resume(queue, Database.operatorId());
       if (json()) {
         ObjectNode o = Output.object();
         o.put("outcome", resumed ? "resumed" : "not_paused");
-        o.set("queue", QueuesCommand.json(find(baton, queue)));
+        o.set("queue", QueuesCommand.json(find(admin, queue)));
         Output.printJson(out(), o);
       } else {
         out()

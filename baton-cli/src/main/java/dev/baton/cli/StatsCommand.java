@@ -3,7 +3,7 @@ package dev.baton.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.SchemaNotMigratedException;
-import dev.baton.admin.StatsAdmin;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.admin.StatsAdmin.QueueStats;
 import dev.baton.migrate.Migrator;
 import java.util.List;
@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 /**
  * {@code baton stats}: per queue, the depth and age of the backlog, the jobs running, waiting and
  * discarded, the failure share and the throughput, cluster-wide. Reads the view {@code queue_stats}
- * (schema version 3) through {@link StatsAdmin}.
+ * (schema version 3) through {@link BatonAdmin#stats()}.
  */
 @Command(
     name = "stats",
@@ -37,7 +37,7 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
     BatonCli root = root();
     List<QueueStats> queues;
     try {
-      queues = new StatsAdmin(root.dataSource(), root.schema()).queues();
+      queues = new BatonAdmin(root.dataSource(), root.schema()).stats();
     } catch (SchemaNotMigratedException e) {
       throw notMigrated(root);
     }

@@ -28,17 +28,17 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * Operator actions on jobs, for tools such as the {@code baton} command: list jobs by state, queue
- * and kind; enqueue a job by kind name with raw JSON args (no args class, no handler needed); retry
- * a job that is not running; delete a job that is not running. The statements are {@code
- * internal.db.AdminStore}'s.
+ * Operator actions on jobs, the job part of the operator API {@link BatonAdmin}: list jobs by
+ * state, queue and kind; enqueue a job by kind name with raw JSON args (no args class, no handler
+ * needed); retry a job that is not running; run a waiting job now; cancel a job; delete a job that
+ * is not running. The statements are {@code internal.db.AdminStore}'s.
  *
  * <p>Thread-safe; each call runs in its own autocommit statement on {@code dataSource}. Retry and
  * delete check the job's state in their {@code WHERE} clause, so they race cleanly with a worker:
  * when a claim takes the job first, the statement waits for the claim's row lock, re-reads the row,
  * finds it {@code running} and changes nothing ({@link RetryOutcome#RUNNING}, {@link
  * DeleteOutcome#RUNNING}); when retry or delete goes first, the claim never sees the job as it was.
- * A running job is never retried or deleted: cancel it first ({@link dev.baton.Baton#cancel}).
+ * A running job is never retried or deleted: cancel it first ({@link #cancel}).
  *
  * <pre>{@code
  * JobAdmin admin = new JobAdmin(dataSource, "baton");
@@ -89,20 +89,46 @@ public final class JobAdmin {
         config.maxMetadataBytes());
   }
 
+  /**
+   * An admin as {@link #JobAdmin(DataSource, BatonConfig)} that reads the JSON of jobs with {@code
+   * mapper}: a client's own, so that the client's reads through {@link BatonAdmin} give the jobs
+   * its mapper makes.
+   */
+  JobAdmin(DataSource dataSource, BatonConfig config, ObjectMapper mapper) {
+    this(
+        dataSource,
+        Objects.requireNonNull(config, "config").schema(),
+        config.maxArgsBytes(),
+        config.maxMetadataBytes(),
+        Objects.requireNonNull(mapper, "mapper"));
+  }
+
   private JobAdmin(DataSource dataSource, String schema, int maxArgsBytes, int maxMetadataBytes) {
+    this(dataSource, schema, maxArgsBytes, maxMetadataBytes, exactMapper());
+  }
+
+  private JobAdmin(
+      DataSource dataSource,
+      String schema,
+      int maxArgsBytes,
+      int maxMetadataBytes,
+      ObjectMapper mapper) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.schema = SchemaName.of(schema);
     this.maxArgsBytes = maxArgsBytes;
     this.maxMetadataBytes = maxMetadataBytes;
     this.enqueueStore = new EnqueueStore(this.schema);
     this.store = new AdminStore(this.schema);
-    // Numbers in the jobs read are shown as stored: decimals as BigDecimal, not rounded to double.
-    this.mapper =
-        new ObjectMapper()
-            .registerModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+    this.mapper = mapper;
+  }
+
+  // Numbers in the jobs read are shown as stored: decimals as BigDecimal, not rounded to double.
+  private static ObjectMapper exactMapper() {
+    return new ObjectMapper()
+        .registerModule(new JavaTimeModule())
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+        .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
   }
 
   /**
@@ -160,6 +186,31 @@ public final class JobAdmin {
    * @param previousState the state before the call, or null for {@code NOT_FOUND}
    */
   public record RetryResult(RetryOutcome outcome, Job job, JobState previousState) {}
+
+  /** What {@link #runNow} did. */
+  public enum RunNowOutcome {
+    /** The job was waiting for its run-at time or its retry, and is available now. */
+    MADE_AVAILABLE,
+    /** The job was available already; nothing changed. */
+    ALREADY_AVAILABLE,
+    /**
+     * The job is running, or final; nothing changed. A final job runs again by {@link #retry}; a
+     * running one is cancelled first.
+     */
+    NOT_WAITING,
+    /** No job has this id. */
+    NOT_FOUND
+  }
+
+  /**
+   * The result of {@link #runNow}.
+   *
+   * @param outcome what happened
+   * @param job the job after the call (made available or left as it was), or null for {@code
+   *     NOT_FOUND}
+   * @param previousState the state before the call, or null for {@code NOT_FOUND}
+   */
+  public record RunNowResult(RunNowOutcome outcome, Job job, JobState previousState) {}
 
   /** What {@link #delete} did. */
   public enum DeleteOutcome {
@@ -301,6 +352,56 @@ public final class JobAdmin {
           throw new BatonException(
               "cannot retry job (id=" + id + "): its state keeps changing; try again");
         });
+  }
+
+  /**
+   * Makes a job that waits for its run-at time ({@code scheduled}) or its retry ({@code retryable})
+   * available now, as {@link #retry} makes it, recording the same metadata ({@code retried_at},
+   * {@code retried_by}, {@code retried_from}, {@code retry_count}); the queue's workers are woken.
+   * A job in any other state is left as it is: {@link RunNowOutcome#ALREADY_AVAILABLE} for an
+   * available one, {@link RunNowOutcome#NOT_WAITING} for a running or final one (which {@link
+   * #retry} would run again). The job's row is locked while its state is checked, so a claim, a
+   * cancel or the scheduler cannot change it between the check and the change.
+   *
+   * @param id the job id
+   * @param by who ran it, recorded in the metadata as {@code retried_by}; may be null
+   */
+  public RunNowResult runNow(long id, String by) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot run job now (id=" + id + ")",
+        c -> {
+          String locked = store.lockState(c, id);
+          if (locked == null) {
+            return new RunNowResult(RunNowOutcome.NOT_FOUND, null, null);
+          }
+          JobState before = JobState.fromDb(locked);
+          if (before == JobState.SCHEDULED || before == JobState.RETRYABLE) {
+            JobRow made = store.retry(c, id, by);
+            if (made != null) {
+              return new RunNowResult(RunNowOutcome.MADE_AVAILABLE, made.toJob(mapper), before);
+            }
+          }
+          Job current = read(c, id);
+          return new RunNowResult(
+              before == JobState.AVAILABLE
+                  ? RunNowOutcome.ALREADY_AVAILABLE
+                  : RunNowOutcome.NOT_WAITING,
+              current,
+              before);
+        });
+  }
+
+  /**
+   * Cancels a job, with {@code internal.db.AdminStore}'s statement that {@link
+   * dev.baton.Baton#cancel} runs: a job waiting to run is cancelled at once; a running job is
+   * flagged and its holder told (NOTIFY, and its next heartbeat) to interrupt the handler, and it
+   * becomes {@code cancelled} when the handler gives up (a handler that completes anyway
+   * completes). Returns the state after the call: {@code CANCELLED}, or {@code RUNNING} for a
+   * running job; empty when the job does not exist or is already final.
+   */
+  public Optional<JobState> cancel(long id) {
+    return Optional.ofNullable(store.cancel(dataSource, id)).map(JobState::fromDb);
   }
 
   /**

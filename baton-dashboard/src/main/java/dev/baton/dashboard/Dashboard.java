@@ -3,10 +3,7 @@ package dev.baton.dashboard;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.baton.Baton;
-import dev.baton.admin.JobAdmin;
-import dev.baton.admin.JobBrowser;
-import dev.baton.admin.PeriodicAdmin;
-import dev.baton.admin.StatsAdmin;
+import dev.baton.admin.BatonAdmin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -17,16 +14,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * The Baton dashboard: HTML pages and a JSON API over a Baton schema, on the public admin API
- * ({@link JobAdmin}, {@link JobBrowser}, {@link StatsAdmin}, {@link PeriodicAdmin}) and the cluster
- * view of a {@link Baton} client (queues, nodes, leader, cancel, pause). It holds no queue logic of
- * its own: every action is the admin API's, with its state checks.
+ * The Baton dashboard: HTML pages and a JSON API over a Baton schema, on the operator API {@link
+ * BatonAdmin} (jobs, queues, nodes, leader, periodic schedules, figures). It holds no queue logic
+ * of its own: every action is the operator API's, with its state checks.
  *
  * <p>Standalone: {@code ./baton dashboard --database-url ...}. Embedded in an application, either
  * serve it on a port of its own:
  *
  * <pre>{@code
- * Dashboard dashboard = Dashboard.builder(baton, dataSource)
+ * Dashboard dashboard = Dashboard.builder(new BatonAdmin(dataSource, "baton"))
  *     .auth(DashboardAuth.bearerToken(System.getenv("BATON_DASHBOARD_TOKEN")))
  *     .build();
  * DashboardServer server = dashboard.serve(new InetSocketAddress("127.0.0.1", 7070));
@@ -51,26 +47,27 @@ public final class Dashboard {
   private final DashboardHandler handler;
 
   private Dashboard(Builder b) {
-    String schema = b.baton.config().schema();
-    this.handler =
-        new DashboardHandler(
-            new Views(
-                b.baton,
-                new JobAdmin(b.dataSource, schema),
-                new JobBrowser(b.dataSource, schema),
-                new StatsAdmin(b.dataSource, schema),
-                new PeriodicAdmin(b.dataSource, schema)),
-            b.auth,
-            b.readOnly);
+    this.handler = new DashboardHandler(new Views(b.admin, b.pausedBy), b.auth, b.readOnly);
   }
 
   /**
-   * A builder of a dashboard over {@code baton}'s schema, reading through {@code dataSource}.
-   * {@code baton} need not be started: the dashboard uses only its cluster reads, {@link
-   * Baton#cancel} and queue pausing.
+   * A builder of a dashboard over the schema of {@code admin}. A queue paused on it records {@code
+   * dashboard} as who paused it, as a job retried on it does.
+   */
+  public static Builder builder(BatonAdmin admin) {
+    return new Builder(Objects.requireNonNull(admin, "admin"), Views.ACTOR);
+  }
+
+  /**
+   * A builder of a dashboard over {@code baton}'s schema, reading and acting through {@code
+   * dataSource} with the operator API ({@link BatonAdmin}). {@code baton} need not be started: the
+   * dashboard takes only its schema, and its node id as who paused a queue paused here.
    */
   public static Builder builder(Baton baton, DataSource dataSource) {
-    return new Builder(baton, dataSource);
+    Objects.requireNonNull(baton, "baton");
+    return new Builder(
+        new BatonAdmin(Objects.requireNonNull(dataSource, "dataSource"), baton.config().schema()),
+        baton.nodeId());
   }
 
   /**
@@ -112,14 +109,24 @@ public final class Dashboard {
 
   /** Settings of a {@link Dashboard}. */
   public static final class Builder {
-    private final Baton baton;
-    private final DataSource dataSource;
+    private final BatonAdmin admin;
+    private String pausedBy;
     private DashboardAuth auth = DashboardAuth.none();
     private boolean readOnly;
 
-    private Builder(Baton baton, DataSource dataSource) {
-      this.baton = Objects.requireNonNull(baton, "baton");
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    private Builder(BatonAdmin admin, String pausedBy) {
+      this.admin = admin;
+      this.pausedBy = pausedBy;
+    }
+
+    /**
+     * Who a queue paused on the dashboard is recorded as paused by ({@link
+     * dev.baton.QueueInfo#pausedBy()}); default {@code dashboard}, or the client's node id for
+     * {@link Dashboard#builder(Baton, DataSource)}.
+     */
+    public Builder pausedBy(String pausedBy) {
+      this.pausedBy = Objects.requireNonNull(pausedBy, "pausedBy");
+      return this;
     }
 
     /** Who may use it; default {@link DashboardAuth#none()}. */

@@ -145,7 +145,7 @@ final class DashboardHandler implements HttpHandler {
       JobBrowser.Filter f = r.filter();
       int limit = r.limit();
       String after = r.param("after");
-      JobBrowser.Page page = views.browser.page(f, after, limit);
+      JobBrowser.Page page = views.admin.page(f, after, limit);
       if (api) {
         ObjectNode o = json.createObjectNode();
         o.set("jobs", json.valueToTree(page.jobs()));
@@ -179,9 +179,9 @@ final class DashboardHandler implements HttpHandler {
       }
     } else if (path.equals("/periodic")) {
       if (api) {
-        sendJson(r, 200, json.valueToTree(views.periodic.list()), start);
+        sendJson(r, 200, json.valueToTree(views.admin.periodic()), start);
       } else {
-        sendPage(r, "Periodic jobs", pages.periodic(views.periodic.list()), start);
+        sendPage(r, "Periodic jobs", pages.periodic(views.admin.periodic()), start);
       }
     } else {
       throw new BadRequest(404, "no page at " + Request.shown(r.path));

@@ -16,7 +16,7 @@ import java.util.Objects;
  * itself, and {@code 405} to others).
  *
  * <pre>{@code
- * Dashboard dashboard = Dashboard.builder(baton, dataSource)
+ * Dashboard dashboard = Dashboard.builder(new BatonAdmin(dataSource, "baton"))
  *     .auth(DashboardAuth.principalInRole("BATON_ADMIN"))
  *     .build();
  * servletContext.addServlet("baton-dashboard", new DashboardServlet(dashboard))

@@ -1,15 +1,14 @@
 package dev.baton.dashboard;
 
-import dev.baton.Baton;
 import dev.baton.InvalidConfigException;
 import dev.baton.Job;
 import dev.baton.JobState;
 import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
 import dev.baton.QueueInfo;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
-import dev.baton.admin.PeriodicAdmin;
 import dev.baton.admin.StatsAdmin;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,8 +18,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * What the pages and the API show and do, on the admin API only. Each action answers with an {@link
- * Outcome}: doing it twice changes nothing the second time and says so.
+ * What the pages and the API show and do, on the operator API ({@link BatonAdmin}) only. Each
+ * action answers with an {@link Outcome}: doing it twice changes nothing the second time and says
+ * so.
  */
 final class Views {
 
@@ -36,18 +36,16 @@ final class Views {
   /** Most jobs one bulk action touches: 10,000. */
   static final int MAX_BULK = 10_000;
 
-  final Baton baton;
-  final JobAdmin admin;
-  final JobBrowser browser;
-  final StatsAdmin stats;
-  final PeriodicAdmin periodic;
+  final BatonAdmin admin;
+  private final String pausedBy;
 
-  Views(Baton baton, JobAdmin admin, JobBrowser browser, StatsAdmin stats, PeriodicAdmin periodic) {
-    this.baton = baton;
+  /**
+   * Views on {@code admin}; a queue paused here records {@code pausedBy} as who paused it (the node
+   * id of the client the dashboard was built with, else {@value #ACTOR}).
+   */
+  Views(BatonAdmin admin, String pausedBy) {
     this.admin = admin;
-    this.browser = browser;
-    this.stats = stats;
-    this.periodic = periodic;
+    this.pausedBy = pausedBy;
   }
 
   /** A queue on the overview: its figures, whether it is paused, its completions per bucket. */
@@ -60,11 +58,11 @@ final class Views {
   /** Every queue the cluster knows or has figures for, by name. */
   List<QueueRow> overview() {
     Map<String, StatsAdmin.QueueStats> figures = new TreeMap<>();
-    stats.queues().forEach(q -> figures.put(q.queue(), q));
+    admin.stats().forEach(q -> figures.put(q.queue(), q));
     Map<String, QueueInfo> infos = new TreeMap<>();
-    baton.queues().forEach(q -> infos.put(q.name(), q));
+    admin.queues().forEach(q -> infos.put(q.name(), q));
     Map<String, List<Long>> completed = new TreeMap<>();
-    stats
+    admin
         .completions(CHART_WINDOW, CHART_BUCKET)
         .forEach(c -> completed.put(c.queue(), c.completed()));
     TreeMap<String, Boolean> names = new TreeMap<>();
@@ -92,7 +90,7 @@ final class Views {
   record Cluster(List<NodeInfo> nodes, Optional<LeaderInfo> leader) {}
 
   Cluster cluster() {
-    return new Cluster(baton.nodes(), baton.leader());
+    return new Cluster(admin.nodes(), admin.leader());
   }
 
   /** The job with {@code id}, or a 404. */
@@ -132,25 +130,24 @@ final class Views {
   }
 
   Outcome runNow(long id) {
-    Job job = job(id);
-    if (job.state() == JobState.AVAILABLE) {
-      return new Outcome(200, "already_available", "job " + id + " is available already", job);
-    }
-    if (job.state() != JobState.SCHEDULED && job.state() != JobState.RETRYABLE) {
-      return new Outcome(
-          409,
-          job.state().dbName(),
-          "job "
-              + id
-              + " is "
-              + job.state().dbName()
-              + "; run now applies to a scheduled or retryable job (retry a final one)",
-          job);
-    }
-    Outcome o = retry(id);
-    return o.outcome().equals("retried")
-        ? new Outcome(200, "run_now", "job " + id + " made available now", o.job())
-        : o;
+    JobAdmin.RunNowResult r = admin.runNow(id, ACTOR);
+    Job job = r.job();
+    return switch (r.outcome()) {
+      case MADE_AVAILABLE -> new Outcome(200, "run_now", "job " + id + " made available now", job);
+      case ALREADY_AVAILABLE ->
+          new Outcome(200, "already_available", "job " + id + " is available already", job);
+      case NOT_WAITING ->
+          new Outcome(
+              409,
+              job.state().dbName(),
+              "job "
+                  + id
+                  + " is "
+                  + job.state().dbName()
+                  + "; run now applies to a scheduled or retryable job (retry a final one)",
+              job);
+      case NOT_FOUND -> throw new BadRequest(404, "no job with id " + id);
+    };
   }
 
   Outcome cancel(long id) {
@@ -158,7 +155,7 @@ final class Views {
     if (before.state().isFinal()) {
       return finalAlready(before);
     }
-    Optional<JobState> after = baton.cancel(id);
+    Optional<JobState> after = admin.cancel(id);
     if (after.isEmpty()) {
       // It finished (or was deleted) between the read and the cancel.
       return admin.get(id).map(Views::finalAlready).orElseGet(() -> notFound(id));
@@ -203,7 +200,7 @@ final class Views {
 
   Outcome pause(String queue) {
     try {
-      baton.pauseQueue(queue);
+      admin.pause(queue, pausedBy);
     } catch (InvalidConfigException e) {
       throw BadRequest.of(e.getMessage());
     }
@@ -213,7 +210,7 @@ final class Views {
   Outcome resume(String queue) {
     boolean resumed;
     try {
-      resumed = baton.resumeQueue(queue);
+      resumed = admin.resume(queue, pausedBy);
     } catch (InvalidConfigException e) {
       throw BadRequest.of(e.getMessage());
     }
@@ -225,7 +222,7 @@ final class Views {
   /** The jobs a bulk action would touch now, counted up to {@value #MAX_BULK} + 1. */
   long bulkCount(JobBrowser.Filter filter) {
     requireBulkFilter(filter);
-    return browser.count(filter, MAX_BULK + 1L);
+    return admin.count(filter, MAX_BULK + 1L);
   }
 
   /** What a bulk action did. */
@@ -246,7 +243,7 @@ final class Views {
     long skipped = 0;
     String cursor = null;
     do {
-      JobBrowser.Page page = browser.page(filter, cursor, JobBrowser.MAX_PAGE_SIZE);
+      JobBrowser.Page page = admin.page(filter, cursor, JobBrowser.MAX_PAGE_SIZE);
       for (Job j : page.jobs()) {
         if (done + skipped >= MAX_BULK) {
           break;

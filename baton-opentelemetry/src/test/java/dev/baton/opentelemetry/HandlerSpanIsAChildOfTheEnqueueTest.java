@@ -3,6 +3,7 @@ package dev.baton.opentelemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
+import dev.baton.Drain;
 import dev.baton.EnqueueOptions;
 import dev.baton.JobArgs;
 import dev.baton.test.BatonExtension;
@@ -115,7 +116,7 @@ class HandlerSpanIsAChildOfTheEnqueueTest {
             .build();
     baton.enqueue(new SendEmail(7), EnqueueOptions.builder().queue("failing").build());
 
-    baton.drain("failing", Instant.now().plus(Duration.ofDays(1)));
+    Drain.run(baton, "failing", Instant.now().plus(Duration.ofDays(1)));
 
     SpanData handler = handlerSpan();
     assertThat(handler.getParentSpanContext().isValid()).isFalse();

@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.baton.Baton;
+import dev.baton.Drain;
 import dev.baton.Job;
 import dev.baton.JobArgs;
 import dev.baton.JobError;
 import dev.baton.JobRun;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.admin.JobAdmin;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -49,7 +51,7 @@ public final class TestBaton {
   private static final int SHOWN = 10;
 
   private final Baton baton;
-  private final JobAdmin admin;
+  private final BatonAdmin admin;
   private final DataSource dataSource;
   private final TestClock clock;
   private final ObjectMapper mapper;
@@ -59,7 +61,7 @@ public final class TestBaton {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.mapper = Objects.requireNonNull(mapper, "objectMapper");
-    this.admin = new JobAdmin(dataSource, baton.config());
+    this.admin = new BatonAdmin(dataSource, baton.config());
   }
 
   /** Helpers for {@code baton}, reading on {@code dataSource} (the client's), with a new clock. */
@@ -94,15 +96,16 @@ public final class TestBaton {
    * with the client's handlers, until none is due; returns each run's outcome in the order they
    * ran. A failed attempt's retry, and a snooze, are due their delay after the clock's time:
    * advance the clock and drain again to run them. A job the handlers enqueue into the same queue,
-   * due by the clock, runs in the same drain. See {@link Baton#drain(String, java.time.Instant)}.
+   * due by the clock, runs in the same drain. See {@link Drain#run(Baton, String,
+   * java.time.Instant)}, which this calls with the clock's time.
    *
-   * @throws dev.baton.BatonException if more than {@value Baton#DEFAULT_DRAIN_MAX_RUNS} jobs would
-   *     run (a handler that enqueues or snoozes jobs without end)
+   * @throws dev.baton.BatonException if more than {@value Drain#DEFAULT_MAX_RUNS} jobs would run (a
+   *     handler that enqueues or snoozes jobs without end)
    * @throws IllegalStateException if the client is started
    */
   public List<JobOutcome> drain(String queue) {
     List<JobOutcome> out = new ArrayList<>();
-    for (JobRun run : baton.drain(queue, clock.instant())) {
+    for (JobRun run : Drain.run(baton, queue, clock.instant())) {
       out.add(outcomeOf(run));
     }
     return out;

@@ -3,6 +3,7 @@ package dev.baton.test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
+import dev.baton.Drain;
 import dev.baton.EnqueueOptions;
 import dev.baton.JobArgs;
 import java.time.Duration;
@@ -56,7 +57,7 @@ class HandlerSeesJobFieldsInMdcTest {
     long id = baton.enqueue(new Audit(2), EnqueueOptions.builder().queue("drained").build()).id();
 
     // A drain runs the handler on this thread: the fields are there during, gone after.
-    baton.drain("drained", Instant.now().plus(Duration.ofDays(1)));
+    Drain.run(baton, "drained", Instant.now().plus(Duration.ofDays(1)));
 
     assertThat(seen.get())
         .containsEntry("job_id", Long.toString(id))

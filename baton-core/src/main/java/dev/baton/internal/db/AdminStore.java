@@ -10,8 +10,9 @@ import javax.sql.DataSource;
 
 /**
  * Statements on one job by id, or on jobs by filter, that no holder makes: read, list, retry,
- * delete and cancel, for {@link dev.baton.admin.JobAdmin} and the client's own {@code job(id)} and
- * {@code cancel(id)}. Each checks the job's state in its {@code WHERE} clause, so it races cleanly
+ * delete, cancel and the row lock of run-now, for {@link dev.baton.admin.JobAdmin}, which the
+ * operator API {@link dev.baton.admin.BatonAdmin} and the client's own {@code job(id)} and {@code
+ * cancel(id)} use. Each checks the job's state in its {@code WHERE} clause, so it races cleanly
  * with a claim: whichever takes the row lock first wins, and the other re-reads the row. Statements
  * that read a job row select the columns {@link JobRow#read} takes, in its order.
  *
@@ -94,12 +95,21 @@ public final class AdminStore {
       SELECT state, (SELECT count(*) FROM n) AS notified FROM upd
       """;
 
+  // Locks the row for the rest of the caller's transaction, so that a state read here still holds
+  // when the caller's next statement runs: a claim skips the locked row, a cancel or the scheduler
+  // waits for it. Binds: id.
+  private static final String LOCK_STATE =
+      """
+      SELECT state FROM ${schema}.job WHERE id = ? FOR UPDATE
+      """;
+
   private final SchemaName schema;
   private final String get;
   private final String list;
   private final String retry;
   private final String delete;
   private final String cancel;
+  private final String lockState;
 
   /** Prepares the SQL text for {@code schema}. */
   public AdminStore(SchemaName schema) {
@@ -109,6 +119,7 @@ public final class AdminStore {
     this.retry = schema.expand(RETRY);
     this.delete = schema.expand(DELETE);
     this.cancel = schema.expand(CANCEL);
+    this.lockState = schema.expand(LOCK_STATE);
   }
 
   /** Reads one job on {@code c}, or null. */
@@ -186,6 +197,19 @@ public final class AdminStore {
             }
           }
         });
+  }
+
+  /**
+   * Locks the job's row until the end of the transaction on {@code c} and returns its state as
+   * stored, or null when no job has this id. Waits while another transaction holds the row.
+   */
+  public String lockState(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(lockState)) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
   }
 
   private static JobRow readOne(PreparedStatement ps) throws SQLException {

@@ -26,13 +26,13 @@ import javax.sql.DataSource;
 
 /**
  * Works the due jobs of one queue on the calling thread, one at a time, for tests ({@link
- * dev.baton.Baton#drain}). Each job is claimed with the real claim (attempt, fence, lease,
- * deadline) and run by a {@link JobExecutor} of the client's handlers whose worker is the calling
- * thread; its finish is written before the next job is claimed. Time is the drain's {@code now}:
- * jobs waiting for a time at or before it are made due, and retry and snooze delays count from it,
- * so a test moves time by calling again with a later {@code now} (the one retry the executor writes
- * itself, after a transactional completion that rolled back, is moved onto that clock afterwards).
- * The handler's timeout is enforced in real time, as in a started client.
+ * dev.baton.Drain}). Each job is claimed with the real claim (attempt, fence, lease, deadline) and
+ * run by a {@link JobExecutor} of the client's handlers whose worker is the calling thread; its
+ * finish is written before the next job is claimed. Time is the drain's {@code now}: jobs waiting
+ * for a time at or before it are made due, and retry and snooze delays count from it, so a test
+ * moves time by calling again with a later {@code now} (the one retry the executor writes itself,
+ * after a transactional completion that rolled back, is moved onto that clock afterwards). The
+ * handler's timeout is enforced in real time, as in a started client.
  *
  * <p>Not public API.
  */

@@ -1,8 +1,10 @@
 package dev.baton.spring.boot;
 
 import dev.baton.Baton;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.metrics.BatonMetrics;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -32,8 +34,9 @@ public class BatonActuatorAutoConfiguration {
   static class Boot4Health {
     @Bean
     @ConditionalOnMissingBean(name = "batonHealthIndicator")
-    BatonBoot4HealthIndicator batonHealthIndicator(Baton baton, DataSource dataSource) {
-      return new BatonBoot4HealthIndicator(new BatonHealth(baton, dataSource));
+    BatonBoot4HealthIndicator batonHealthIndicator(
+        Baton baton, ObjectProvider<BatonAdmin> admin, DataSource dataSource) {
+      return new BatonBoot4HealthIndicator(health(baton, admin, dataSource));
     }
   }
 
@@ -48,9 +51,18 @@ public class BatonActuatorAutoConfiguration {
   static class Boot3Health {
     @Bean
     @ConditionalOnMissingBean(name = "batonHealthIndicator")
-    BatonHealthIndicator batonHealthIndicator(Baton baton, DataSource dataSource) {
-      return new BatonHealthIndicator(new BatonHealth(baton, dataSource));
+    BatonHealthIndicator batonHealthIndicator(
+        Baton baton, ObjectProvider<BatonAdmin> admin, DataSource dataSource) {
+      return new BatonHealthIndicator(health(baton, admin, dataSource));
     }
+  }
+
+  // An application that defines its own Baton bean without this starter's BatonAdmin still gets
+  // the leader read, on the client's schema.
+  private static BatonHealth health(
+      Baton baton, ObjectProvider<BatonAdmin> admin, DataSource dataSource) {
+    return new BatonHealth(
+        baton, admin.getIfAvailable(() -> new BatonAdmin(dataSource, baton.config())), dataSource);
   }
 
   /** Micrometer: bound by Boot like any {@code MeterBinder}; closed with the context. */

@@ -3,6 +3,7 @@ package dev.baton.spring.boot;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.PeriodicJob;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.migrate.Migrator;
 import java.util.List;
 import javax.sql.DataSource;
@@ -21,9 +22,10 @@ import org.springframework.core.env.Environment;
 /**
  * Auto-configuration of Baton on the application's {@code DataSource}: a {@link Baton} bean with
  * the {@code baton.*} properties, every {@code JobHandler} and {@code PeriodicJob} bean, a {@link
- * BatonTemplate} that enqueues in the current Spring transaction, and a {@link BatonLifecycle} that
- * starts and stops the workers with the context. Each bean backs off when the application defines
- * its own.
+ * BatonTemplate} that enqueues in the current Spring transaction, a {@link BatonLifecycle} that
+ * starts and stops the workers with the context, and the operator API {@link BatonAdmin} on the
+ * client's schema (for an application's own admin endpoints; the health indicator and the dashboard
+ * use it). Each bean backs off when the application defines its own.
  *
  * <p>Ordered after the DataSource auto-configuration of Boot 3 and of Boot 4 (which moved it to
  * {@code spring-boot-jdbc}), named by class name so that one build serves both.
@@ -72,6 +74,16 @@ public class BatonAutoConfiguration {
   @ConditionalOnMissingBean
   public BatonTemplate batonTemplate(ObjectProvider<Baton> baton, DataSource dataSource) {
     return new BatonTemplate(baton::getObject, dataSource);
+  }
+
+  /**
+   * The operator API on the client's schema and size limits: jobs, queues, nodes, leader, stats.
+   * Starts nothing.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public BatonAdmin batonAdmin(Baton baton, DataSource dataSource) {
+    return new BatonAdmin(dataSource, baton.config());
   }
 
   /** Starts and stops the workers with the context, unless {@code baton.enabled=false}. */

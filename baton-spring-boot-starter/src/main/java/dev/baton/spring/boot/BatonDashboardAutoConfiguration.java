@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.Baton;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.dashboard.Dashboard;
 import dev.baton.dashboard.DashboardAuth;
 import dev.baton.dashboard.DashboardServer;
@@ -70,6 +71,7 @@ public class BatonDashboardAutoConfiguration {
     @ConditionalOnMissingBean
     DashboardServer batonDashboardServer(
         Baton baton,
+        ObjectProvider<BatonAdmin> admin,
         DataSource dataSource,
         BatonProperties properties,
         ObjectProvider<DashboardAuth> appAuth) {
@@ -80,7 +82,7 @@ public class BatonDashboardAutoConfiguration {
       }
       DashboardAuth auth = appAuth.getIfAvailable();
       DashboardServer server =
-          dashboard(baton, dataSource, p, auth != null ? auth : ownPortAuth(p))
+          dashboard(baton, admin, dataSource, p, auth != null ? auth : ownPortAuth(p))
               .serve(new InetSocketAddress(p.getBind(), p.getPort()));
       log.info("Baton dashboard at {}", server.uri());
       return server;
@@ -98,6 +100,7 @@ public class BatonDashboardAutoConfiguration {
     @ConditionalOnMissingBean(name = "batonDashboardServlet")
     ServletRegistrationBean<DashboardServlet> batonDashboardServlet(
         Baton baton,
+        ObjectProvider<BatonAdmin> admin,
         DataSource dataSource,
         BatonProperties properties,
         ObjectProvider<DashboardAuth> appAuth) {
@@ -109,7 +112,7 @@ public class BatonDashboardAutoConfiguration {
       }
       ServletRegistrationBean<DashboardServlet> servlet =
           new ServletRegistrationBean<>(
-              new DashboardServlet(dashboard(baton, dataSource, p, auth)), path + "/*");
+              new DashboardServlet(dashboard(baton, admin, dataSource, p, auth)), path + "/*");
       servlet.setName("batonDashboard");
       log.info("Baton dashboard at {}/ on the application's server", path);
       return servlet;
@@ -131,9 +134,19 @@ public class BatonDashboardAutoConfiguration {
     }
   }
 
+  // The operator API bean, or one on the client's schema when the application defines its own
+  // Baton bean without it. A queue paused on the dashboard records the client's node id as who
+  // paused it.
   private static Dashboard dashboard(
-      Baton baton, DataSource dataSource, BatonProperties.Dashboard p, DashboardAuth auth) {
-    Dashboard.Builder b = Dashboard.builder(baton, dataSource).auth(auth);
+      Baton baton,
+      ObjectProvider<BatonAdmin> admin,
+      DataSource dataSource,
+      BatonProperties.Dashboard p,
+      DashboardAuth auth) {
+    Dashboard.Builder b =
+        Dashboard.builder(admin.getIfAvailable(() -> new BatonAdmin(dataSource, baton.config())))
+            .pausedBy(baton.nodeId())
+            .auth(auth);
     if (p.isReadOnly()) {
       b.readOnly();
     }

@@ -2,6 +2,7 @@ package dev.baton.spring.boot;
 
 import dev.baton.Baton;
 import dev.baton.LeaderInfo;
+import dev.baton.admin.BatonAdmin;
 import dev.baton.migrate.Migrator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,7 +12,7 @@ import javax.sql.DataSource;
 /**
  * What the {@code baton} health indicator reports, apart from Boot's health types (which Boot 4
  * moved to another package): DOWN when the schema is missing or older than this library, with the
- * reason; details schema, version, node id and leader.
+ * reason; details schema, version, node id and leader (read through the operator API).
  */
 final class BatonHealth {
 
@@ -19,10 +20,12 @@ final class BatonHealth {
   record Report(boolean up, Map<String, Object> details) {}
 
   private final Baton baton;
+  private final BatonAdmin admin;
   private final Migrator migrator;
 
-  BatonHealth(Baton baton, DataSource dataSource) {
+  BatonHealth(Baton baton, BatonAdmin admin, DataSource dataSource) {
     this.baton = baton;
+    this.admin = admin;
     this.migrator = new Migrator(dataSource, baton.config().schema());
   }
 
@@ -45,7 +48,7 @@ final class BatonHealth {
               + "; set baton.migrate=true or apply the SQL of Migrator.print()");
       return new Report(false, details);
     }
-    Optional<LeaderInfo> leader = baton.leader();
+    Optional<LeaderInfo> leader = admin.leader();
     details.put("leader", leader.map(LeaderInfo::nodeId).orElse("none"));
     details.put("leading", baton.isLeader());
     return new Report(true, details);

@@ -1,0 +1,298 @@
+package dev.baton.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.BatonConfig;
+import dev.baton.EnqueueOptions;
+import dev.baton.EnqueueResult;
+import dev.baton.InvalidConfigException;
+import dev.baton.Job;
+import dev.baton.JobState;
+import dev.baton.LeaderInfo;
+import dev.baton.NodeInfo;
+import dev.baton.QueueConfig;
+import dev.baton.QueueInfo;
+import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.db.Leadership;
+import dev.baton.internal.db.SchemaName;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Baton's operator API: every query and action an operator takes on a schema's jobs, queues and
+ * cluster, for the {@code baton} command, the dashboard, the Spring Boot starter and an
+ * application's own tools. Made from a {@code DataSource} and a schema (or a {@link BatonConfig});
+ * it starts nothing and needs no client, no handler and no node.
+ *
+ * <ul>
+ *   <li>Jobs: {@link #get}, {@link #list}, {@link #page} and {@link #count} (keyset pages for a
+ *       person browsing), {@link #enqueue} by kind name, {@link #retry}, {@link #runNow}, {@link
+ *       #cancel}, {@link #delete}.
+ *   <li>Queues: {@link #pause}, {@link #resume}, {@link #queues} (which are paused), {@link #stats}
+ *       (depth, age, throughput) and {@link #completions} (throughput over time).
+ *   <li>Cluster: {@link #nodes}, {@link #leader}, {@link #periodic} schedules.
+ * </ul>
+ *
+ * <p>This class is the one entry point; {@link JobAdmin}, {@link JobBrowser}, {@link StatsAdmin}
+ * and {@link PeriodicAdmin} are its parts, whose result types it returns, and stay usable on their
+ * own. A {@link dev.baton.Baton} client's operator methods ({@code job}, {@code cancel}, {@code
+ * pauseQueue}, {@code resumeQueue}, {@code queues}, {@code nodes}, {@code leader}) are this API's,
+ * on the client's schema and node id.
+ *
+ * <p>Actions run the statements a client runs, with the same notifications: pausing and resuming
+ * tell every node over the schema's control channel (and resuming wakes the queue's workers),
+ * cancelling a running job tells its holder, retrying and running now wake the queue's workers.
+ * Each action checks the job's or queue's state in its own statement, so two operators, or an
+ * operator and a worker, race cleanly; what an action did is in its result.
+ *
+ * <pre>{@code
+ * BatonAdmin admin = new BatonAdmin(dataSource, "baton");
+ * admin.pause("mail", "ops@example.com");
+ * for (Job job : admin.list(JobAdmin.ListFilter.of(JobState.DISCARDED, "mail", null, 100))) {
+ *   admin.retry(job.id(), "ops@example.com");
+ * }
+ * admin.resume("mail", "ops@example.com");
+ * }</pre>
+ *
+ * <p>Thread-safe; every call runs in its own transaction on the data source. Does no I/O until
+ * used.
+ */
+public final class BatonAdmin {
+  private static final Logger log = LoggerFactory.getLogger(BatonAdmin.class);
+
+  private final DataSource dataSource;
+  private final SchemaName schema;
+  private final JobAdmin jobs;
+  private final JobBrowser browser;
+  private final StatsAdmin stats;
+  private final PeriodicAdmin periodic;
+  private final ClusterStore cluster;
+
+  /**
+   * The operator API of {@code schema}, enqueueing with {@link BatonConfig}'s default size limits.
+   *
+   * @throws InvalidConfigException if the schema name is not valid
+   */
+  public BatonAdmin(DataSource dataSource, String schema) {
+    this(dataSource, schema, new JobAdmin(dataSource, schema));
+  }
+
+  /**
+   * The operator API of the schema of clients configured as {@code config}, enqueueing with its
+   * size limits ({@link BatonConfig#maxArgsBytes()}, {@link BatonConfig#maxMetadataBytes()}).
+   */
+  public BatonAdmin(DataSource dataSource, BatonConfig config) {
+    this(dataSource, config.schema(), new JobAdmin(dataSource, config));
+  }
+
+  /**
+   * The operator API as {@link #BatonAdmin(DataSource, BatonConfig)}, reading the JSON of jobs
+   * (args, metadata, errors) with {@code mapper} rather than with exact decimals: a client passes
+   * its own, so that {@code Baton.job(id)} gives the job its mapper makes.
+   */
+  public BatonAdmin(DataSource dataSource, BatonConfig config, ObjectMapper mapper) {
+    this(dataSource, config.schema(), new JobAdmin(dataSource, config, mapper));
+  }
+
+  private BatonAdmin(DataSource dataSource, String schema, JobAdmin jobs) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.schema = SchemaName.of(schema);
+    this.jobs = jobs;
+    this.browser = new JobBrowser(dataSource, schema);
+    this.stats = new StatsAdmin(dataSource, schema);
+    this.periodic = new PeriodicAdmin(dataSource, schema);
+    this.cluster = new ClusterStore(this.schema);
+  }
+
+  /** The schema this API works on. */
+  public String schema() {
+    return schema.name();
+  }
+
+  // ---------------------------------------------------------------- jobs
+
+  /** The job with {@code id}, if it exists. */
+  public Optional<Job> get(long id) {
+    return jobs.get(id);
+  }
+
+  /**
+   * The jobs matching {@code filter}, newest first. See {@link JobAdmin#list(JobAdmin.ListFilter)}.
+   */
+  public List<Job> list(JobAdmin.ListFilter filter) {
+    return jobs.list(filter);
+  }
+
+  /**
+   * The jobs matching {@code filter}, newest first, read on the caller's {@code connection} in
+   * whatever transaction it is in. See {@link JobAdmin#list(Connection, JobAdmin.ListFilter)}.
+   */
+  public List<Job> list(Connection connection, JobAdmin.ListFilter filter) {
+    return jobs.list(connection, filter);
+  }
+
+  /**
+   * One page of the jobs matching {@code filter}, after {@code cursor} (null for the first page),
+   * in the order of the state filtered on. See {@link JobBrowser#page}.
+   */
+  public JobBrowser.Page page(JobBrowser.Filter filter, String cursor, int size) {
+    return browser.page(filter, cursor, size);
+  }
+
+  /** The jobs matching {@code filter}, counted up to {@code cap}. See {@link JobBrowser#count}. */
+  public long count(JobBrowser.Filter filter, long cap) {
+    return browser.count(filter, cap);
+  }
+
+  /**
+   * Enqueues a job of {@code kind} with {@code args} as its JSON args, no args class or handler
+   * involved. See {@link JobAdmin#enqueue}.
+   */
+  public EnqueueResult enqueue(String kind, JsonNode args, EnqueueOptions options) {
+    return jobs.enqueue(kind, args, options);
+  }
+
+  /**
+   * Makes a job that is not running available now, recording {@code by} in its metadata. See {@link
+   * JobAdmin#retry}.
+   */
+  public JobAdmin.RetryResult retry(long id, String by) {
+    return jobs.retry(id, by);
+  }
+
+  /**
+   * Makes a {@code scheduled} or {@code retryable} job available now, recording {@code by} as a
+   * retry does; leaves a job in any other state as it is. See {@link JobAdmin#runNow}.
+   */
+  public JobAdmin.RunNowResult runNow(long id, String by) {
+    return jobs.runNow(id, by);
+  }
+
+  /**
+   * Cancels a job: a waiting one at once, a running one by telling its holder. Returns the state
+   * after the call ({@code CANCELLED}, or {@code RUNNING} for a running job), empty when the job
+   * does not exist or is final. See {@link JobAdmin#cancel}.
+   */
+  public Optional<JobState> cancel(long id) {
+    return jobs.cancel(id);
+  }
+
+  /** Deletes a job that is not running. See {@link JobAdmin#delete}. */
+  public JobAdmin.DeleteResult delete(long id) {
+    return jobs.delete(id);
+  }
+
+  // ---------------------------------------------------------------- queues
+
+  /**
+   * Pauses {@code queue} on every node: no node claims its jobs until {@link #resume}. Jobs already
+   * running, and those a node has already claimed ahead, finish. Enqueueing goes on. Pausing a
+   * paused queue does nothing (the first pause's time and author stay). Every node hears of it over
+   * the schema's control channel at commit.
+   *
+   * @param queue the queue; it need not be known to any node yet
+   * @param by who paused it, recorded as {@link QueueInfo#pausedBy()}; may be null
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void pause(String queue, String by) {
+    requireQueueName(queue);
+    cluster.pause(dataSource, queue, by);
+    log.info("queue {} paused by node {}", queue, by);
+  }
+
+  /**
+   * Resumes {@code queue} on every node and wakes the workers of every node working it (both over
+   * NOTIFY, at commit). Returns false if it was not paused.
+   *
+   * @param queue the queue
+   * @param by who resumed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public boolean resume(String queue, String by) {
+    requireQueueName(queue);
+    boolean resumed = cluster.resume(dataSource, queue);
+    if (resumed) {
+      log.info("queue {} resumed by node {}", queue, by);
+    }
+    return resumed;
+  }
+
+  /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
+  public List<QueueInfo> queues() {
+    List<QueueInfo> out = new ArrayList<>();
+    for (ClusterStore.QueueRow q : cluster.queues(dataSource)) {
+      out.add(new QueueInfo(q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy()));
+    }
+    return out;
+  }
+
+  /**
+   * Per-queue figures: depth, age of the oldest waiting job, running, discarded, completions and
+   * failures over 5 minutes and an hour. See {@link StatsAdmin#queues()}, which this is.
+   *
+   * @throws dev.baton.SchemaNotMigratedException if the schema has no Baton tables, or is older
+   *     than version 3
+   */
+  public List<StatsAdmin.QueueStats> stats() {
+    return stats.queues();
+  }
+
+  /**
+   * Completions per queue over the last {@code window}, in buckets of {@code bucket}. See {@link
+   * StatsAdmin#completions}.
+   */
+  public List<StatsAdmin.QueueCompletions> completions(Duration window, Duration bucket) {
+    return stats.completions(window, bucket);
+  }
+
+  // ---------------------------------------------------------------- cluster
+
+  /** The nodes in the registry, by id. */
+  public List<NodeInfo> nodes() {
+    List<NodeInfo> out = new ArrayList<>();
+    for (ClusterStore.NodeRow n : cluster.nodes(dataSource)) {
+      out.add(
+          new NodeInfo(
+              n.id(), n.host(), n.pid(), n.queues(), n.version(), n.startedAt(), n.heartbeatAt()));
+    }
+    return out;
+  }
+
+  /** The maintenance leader as the database records it, if any node was ever elected. */
+  public Optional<LeaderInfo> leader() {
+    ClusterStore.LeaderRow r = cluster.leader(dataSource, Leadership.MAINTENANCE);
+    return Optional.ofNullable(r)
+        .map(l -> new LeaderInfo(l.role(), l.leaderId(), l.term(), l.electedAt(), l.expiresAt()));
+  }
+
+  /** The periodic schedules a leader has recorded, by name, next due times in UTC. */
+  public List<PeriodicAdmin.PeriodicInfo> periodic() {
+    return periodic.list();
+  }
+
+  /**
+   * The periodic schedules, next due times computed in the zone {@code zones} gives for a name. See
+   * {@link PeriodicAdmin#list(Map)}.
+   */
+  public List<PeriodicAdmin.PeriodicInfo> periodic(Map<String, ZoneId> zones) {
+    return periodic.list(zones);
+  }
+
+  private static void requireQueueName(String queue) {
+    if (!QueueConfig.isValidName(queue)) {
+      throw new InvalidConfigException(
+          "queue name",
+          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
+          queue);
+    }
+  }
+}
