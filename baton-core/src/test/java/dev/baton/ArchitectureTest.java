@@ -24,4 +24,31 @@ class ArchitectureTest {
   void packagesHaveNoCycles() {
     ArchitectureRules.noCyclesBetweenPackages().check(ArchitectureRules.thisModulesMainClasses());
   }
+
+  @Test
+  void filesHaveNoCycles() {
+    ArchitectureRules.noCyclesBetweenFiles().check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
+  void onlyTheClientUsesTheNode() {
+    ArchitectureRules.onlyTheClientUsesTheNode().check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
+  void heldStateUsesOnlyInternalDb() {
+    ArchitectureRules.heldStateUsesOnlyInternalDb()
+        .check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
+  void maintenanceUsesNothingWorkerSide() {
+    ArchitectureRules.maintenanceUsesNothingWorkerSide()
+        .check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
+  void noConstructorTakesMoreThanSixParameters() {
+    ArchitectureRules.noLongConstructors().check(ArchitectureRules.thisModulesMainClasses());
+  }
 }

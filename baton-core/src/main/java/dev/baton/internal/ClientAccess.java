@@ -1,7 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.Baton;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import javax.sql.DataSource;
 
 /**

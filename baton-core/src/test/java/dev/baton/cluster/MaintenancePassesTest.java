@@ -12,7 +12,7 @@ import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.maintenance.Cleaner;
 import dev.baton.internal.maintenance.NodePruner;
 import dev.baton.internal.maintenance.Rescuer;

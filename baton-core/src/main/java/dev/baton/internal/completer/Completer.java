@@ -2,10 +2,10 @@ package dev.baton.internal.completer;
 
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
-import dev.baton.internal.executor.FinishQueue;
-import dev.baton.internal.executor.HeldJobs;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
+import dev.baton.internal.held.FinishQueue;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

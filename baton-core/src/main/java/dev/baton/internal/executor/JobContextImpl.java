@@ -3,6 +3,8 @@ package dev.baton.internal.executor;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.JobContext;
 import dev.baton.LostBatonException;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;

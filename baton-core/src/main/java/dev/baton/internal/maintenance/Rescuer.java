@@ -4,7 +4,7 @@ import dev.baton.internal.TimeSource;
 import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

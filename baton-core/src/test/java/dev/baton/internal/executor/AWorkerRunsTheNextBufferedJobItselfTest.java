@@ -10,6 +10,8 @@ import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.producer.Producer;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
