@@ -111,22 +111,35 @@ public final class JobExecutor {
     RunningJob next;
   }
 
-  /** An executor running handlers on {@code workers}. */
-  public JobExecutor(
+  /**
+   * What an executor works with besides its handlers and threads.
+   *
+   * @param dataSource the node's pool, each connection bounded by the lease
+   * @param store writes a transactional completion and extends a lease
+   * @param admin reads a job for a handler's context
+   * @param held the jobs the node holds
+   * @param counters the node's outcome counters and listener
+   * @param completer where finishes go to be written
+   */
+  public record Wiring(
       DataSource dataSource,
       HolderStore store,
       AdminStore admin,
-      ObjectMapper mapper,
-      Map<String, HandlerEntry<?>> handlers,
-      FinishQueue completer,
       HeldJobs held,
       NodeCounters counters,
+      FinishQueue completer) {}
+
+  /** An executor running handlers on {@code workers}. */
+  public JobExecutor(
+      Wiring wiring,
+      ObjectMapper mapper,
+      Map<String, HandlerEntry<?>> handlers,
       ExecutorService workers,
       ScheduledExecutorService timer,
       Settings settings) {
-    this.dataSource = dataSource;
-    this.store = store;
-    this.admin = admin;
+    this.dataSource = wiring.dataSource();
+    this.store = wiring.store();
+    this.admin = wiring.admin();
     this.mapper = mapper;
     this.handlers = handlers;
     Map<Class<?>, ObjectReader> byType = new HashMap<>();
@@ -141,12 +154,22 @@ public final class JobExecutor {
       }
     }
     this.batchers = Map.copyOf(byKind);
-    this.completer = completer;
-    this.held = held;
-    this.counters = counters;
+    this.completer = wiring.completer();
+    this.held = wiring.held();
+    this.counters = wiring.counters();
     this.workers = workers;
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
+  }
+
+  /** The jobs the node holds, which this executor runs. */
+  public HeldJobs held() {
+    return held;
+  }
+
+  /** The node's outcome counters, which this executor counts in. */
+  public NodeCounters counters() {
+    return counters;
   }
 
   /**
