@@ -125,7 +125,12 @@ class AJobClaimedAgainOnItsOwnNodeHasOneHolderTest {
       HeldJobs held = new HeldJobs();
       NodeCounters counters = new NodeCounters();
       Completer completer =
-          new Completer(f.dataSource(), store, held, counters, 100, 64, Duration.ZERO);
+          new Completer(
+              f.dataSource(),
+              store,
+              held,
+              counters,
+              new Completer.Settings(100, 64, Duration.ZERO));
       RunningJob staleJob = new RunningJob(stale, () -> {}, System.nanoTime(), LEASE);
       RunningJob currentJob = new RunningJob(current, () -> {}, System.nanoTime(), LEASE);
       held.add(staleJob);

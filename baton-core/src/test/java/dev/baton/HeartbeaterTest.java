@@ -42,7 +42,11 @@ class HeartbeaterTest {
       RunningJob lost = track(held, claimed.get(1));
       Heartbeater hb =
           new Heartbeater(
-              f.dataSource(), store, held, counters, Duration.ofMinutes(10), Duration.ofSeconds(1));
+              f.dataSource(),
+              store,
+              held,
+              counters,
+              new Heartbeater.Settings(Duration.ofMinutes(10), Duration.ofSeconds(1)));
 
       // Another holder takes the second job.
       f.execute("UPDATE %s.job SET fence = fence + 1000 WHERE id = " + lost.id());

@@ -79,11 +79,12 @@ class LeaderWritesAreFencedTest {
                 ds,
                 ms,
                 time,
-                Duration.ofHours(24),
-                Duration.ofDays(7),
-                Duration.ofDays(7),
-                100,
-                false),
+                new Cleaner.Settings(
+                    Duration.ofHours(24),
+                    Duration.ofDays(7),
+                    Duration.ofDays(7),
+                    100,
+                    Cleaner.Expired.DELETED)),
             new NodePruner(ds, ms, time, Duration.ofSeconds(30)),
             new PeriodicEnqueuer(ds, ms, new EnqueueStore(name), time, List.of(every10s)));
     passes.get(4).runOnce(old); // registers the schedule while old still leads

@@ -56,7 +56,8 @@ public final class Cleaner implements MaintenanceService {
       Duration completed, Duration cancelled, Duration discarded, int batchSize, Expired expired) {}
 
   /** A cleaner. */
-  public Cleaner(DataSource dataSource, MaintenanceStore store, TimeSource time, Settings settings) {
+  public Cleaner(
+      DataSource dataSource, MaintenanceStore store, TimeSource time, Settings settings) {
     this.dataSource = dataSource;
     this.store = store;
     this.time = time;

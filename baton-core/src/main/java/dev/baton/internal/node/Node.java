@@ -264,7 +264,9 @@ public final class Node {
                 config.prefetch().isEmpty() ? Producer.Depth.ADAPTIVE : Producer.Depth.FIXED)));
   }
 
-  /** An executor of this node's handlers on {@code workers}, its finishes going to {@code finishes}. */
+  /**
+   * An executor of this node's handlers on {@code workers}, its finishes going to {@code finishes}.
+   */
   public JobExecutor newExecutor(
       ExecutorService workers, FinishQueue finishes, ScheduledExecutorService timer) {
     return new JobExecutor(
@@ -346,7 +348,9 @@ public final class Node {
                       config.cancelledRetention(),
                       config.discardedRetention(),
                       config.cleanBatchSize(),
-                      config.archiveFinished() ? Cleaner.Expired.ARCHIVED : Cleaner.Expired.DELETED)),
+                      config.archiveFinished()
+                          ? Cleaner.Expired.ARCHIVED
+                          : Cleaner.Expired.DELETED)),
               config.cleanInterval()));
       services.add(
           new Cluster.Periodic(
@@ -382,8 +386,8 @@ public final class Node {
 
   /**
    * Claim on enqueue: runs {@code insert} in a free slot of this node's producer of {@code queue}
-   * ({@link Producer#enqueueClaiming}). Returns null, running nothing, when this node does not
-   * work the queue or the producer takes no job now.
+   * ({@link Producer#enqueueClaiming}). Returns null, running nothing, when this node does not work
+   * the queue or the producer takes no job now.
    */
   public EnqueueStore.EnqueuedClaim enqueueClaiming(
       String queue, Function<HolderStore.ClaimParams, EnqueueStore.EnqueuedClaim> insert) {
