@@ -561,9 +561,8 @@ public final class Baton implements AutoCloseable {
       out.add(
           new PeriodicEnqueuer.Schedule(
               p.name(),
-              p.expression(),
-              ExecutionTime.forCron(p.parsed()),
-              p.zone(),
+              new PeriodicEnqueuer.Cron(
+                  p.expression(), ExecutionTime.forCron(p.parsed()), p.zone()),
               p.missedRuns(),
               p.lateTolerance(),
               prepare(p.args(), p.options())));

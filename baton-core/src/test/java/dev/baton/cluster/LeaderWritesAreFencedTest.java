@@ -133,9 +133,8 @@ class LeaderWritesAreFencedTest {
             .parse("*/10 * * * * *");
     return new PeriodicEnqueuer.Schedule(
         "tick",
-        "*/10 * * * * *",
-        com.cronutils.model.time.ExecutionTime.forCron(cron),
-        ZoneOffset.UTC,
+        new PeriodicEnqueuer.Cron(
+            "*/10 * * * * *", com.cronutils.model.time.ExecutionTime.forCron(cron), ZoneOffset.UTC),
         MissedRuns.CATCH_UP_ONCE,
         Duration.ofMinutes(5),
         new EnqueueStore.NewJob("default", "k", "{}", 0, 5, null, null, "{}"));

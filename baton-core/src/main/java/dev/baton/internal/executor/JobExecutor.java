@@ -23,10 +23,7 @@ import dev.baton.internal.held.RunningJob;
 import dev.baton.internal.held.StopReason;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -93,6 +90,7 @@ public final class JobExecutor {
   private final NodeCounters counters;
   private final ExecutorService workers;
   private final TimeoutSweeper timeouts;
+  private final Holding holding;
   private final Settings settings;
   private final Map<String, Batcher> batchers; // by kind, for the kinds of batch handlers
   private final AtomicInteger active = new AtomicInteger();
@@ -160,6 +158,8 @@ public final class JobExecutor {
     this.workers = workers;
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
+    this.holding =
+        new Holding(dataSource, store, mapper, settings.schema(), settings.lease(), timeouts);
   }
 
   /** The jobs the node holds, which this executor runs. */
@@ -286,12 +286,12 @@ public final class JobExecutor {
         if (invalid != null) {
           outcome = invalid;
         } else {
-          JobContextImpl context = new JobContextImpl(rj, this);
+          JobContextImpl context = new JobContextImpl(rj, holding);
           // The timeout runs from the start (a job may wait briefly in its producer's buffer);
           // the stored deadline, a timeout plus a lease after the claim, is still later.
           long startedAt = System.nanoTime();
           rj.startedAtNanos(startedAt);
-          rescheduleTimeout(rj, startedAt + saturatedNanos(timeoutOf(entry)));
+          holding.rescheduleTimeout(rj, startedAt + Holding.saturatedNanos(timeoutOf(entry)));
           JobListener listener = counters.listener;
           if (listener != null) {
             listener.handlerStarting(
@@ -443,9 +443,9 @@ public final class JobExecutor {
             continue;
           }
           itemOf[i] = items.size();
-          items.add(new BatchJobImpl<>(new JobContextImpl(rj, this), args));
+          items.add(new BatchJobImpl<>(new JobContextImpl(rj, holding), args));
           rj.startedAtNanos(startedAt);
-          rescheduleTimeout(rj, startedAt + saturatedNanos(timeoutOf(entry)));
+          holding.rescheduleTimeout(rj, startedAt + Holding.saturatedNanos(timeoutOf(entry)));
           if (listener != null) {
             listener.handlerStarting(
                 job, job.dueForMicros() * 1_000 + (startedAt - rj.claimedAtNanos()));
@@ -816,47 +816,6 @@ public final class JobExecutor {
 
   private static String clean(String s) {
     return s == null ? null : s.replace("\0", "");
-  }
-
-  // --- for JobContextImpl ---
-
-  ObjectMapper mapper() {
-    return mapper;
-  }
-
-  Settings settings() {
-    return settings;
-  }
-
-  Instant extendIfHeld(RunningJob rj, Duration extra) {
-    return store.extendIfHeld(dataSource, rj.id(), rj.fence(), extra, settings.lease());
-  }
-
-  boolean completeIfHeld(Connection c, RunningJob rj) {
-    try {
-      return store.completeIfHeld(c, rj.id(), rj.fence());
-    } catch (SQLException e) {
-      throw Db.wrap("cannot complete job (id=" + rj.id() + ") in the handler's transaction", e);
-    }
-  }
-
-  /**
-   * Sets the attempt's deadline ({@link System#nanoTime()} based) and makes sure a sweep interrupts
-   * the handler at it ({@link TimeoutSweeper}).
-   */
-  void rescheduleTimeout(RunningJob rj, long deadlineNanos) {
-    rj.deadlineNanos(deadlineNanos);
-    rj.startTimeout();
-    timeouts.arm(deadlineNanos);
-  }
-
-  /** {@code d} in nanoseconds, saturating instead of overflowing. */
-  static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
-    }
   }
 
   /**
