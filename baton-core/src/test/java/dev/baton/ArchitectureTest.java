@@ -38,6 +38,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void nodeDoesNotUseTheClient() {
+    ArchitectureRules.nodeDoesNotUseTheClient().check(ArchitectureRules.thisModulesMainClasses());
+  }
+
+  @Test
   void heldStateUsesOnlyInternalDb() {
     ArchitectureRules.heldStateUsesOnlyInternalDb()
         .check(ArchitectureRules.thisModulesMainClasses());

@@ -167,6 +167,17 @@ public final class ArchitectureRules {
         .because("the client hands the node its config, handlers and schedules; nothing else does");
   }
 
+  /** The node runtime never reaches back to the client that made it. */
+  public static ArchRule nodeDoesNotUseTheClient() {
+    return noClasses()
+        .that()
+        .resideInAPackage(NODE)
+        .should()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("dev.baton.Baton")
+        .because("the client hands the node what it needs; the node is not a second client");
+  }
+
   /** The held-job state depends on the stores' types only, besides the JDK and logging. */
   public static ArchRule heldStateUsesOnlyInternalDb() {
     return classes()
