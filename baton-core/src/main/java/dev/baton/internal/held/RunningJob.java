@@ -108,6 +108,7 @@ public final class RunningJob {
     }
   }
 
+  /** The executor runs the handler on {@code t}: a stop from now on interrupts {@code t}. */
   public void attach(Thread t) {
     lock.lock();
     try {
@@ -136,6 +137,7 @@ public final class RunningJob {
     }
   }
 
+  /** The handler has returned: a stop from now on interrupts no thread. */
   public void detach() {
     lock.lock();
     try {
@@ -166,10 +168,12 @@ public final class RunningJob {
     return completedInTransaction;
   }
 
+  /** Records that the handler completed the job in its own transaction. */
   public void markCompletedInTransaction() {
     completedInTransaction = true;
   }
 
+  /** Records that the handler has returned. */
   public void markHandlerDone() {
     handlerDone = true;
   }
@@ -187,6 +191,7 @@ public final class RunningJob {
     return startedAtNanos;
   }
 
+  /** Records when the handler is about to be called ({@link System#nanoTime()}). */
   public void startedAtNanos(long nanos) {
     this.startedAtNanos = nanos;
   }
@@ -202,6 +207,7 @@ public final class RunningJob {
     return deadlineNanos;
   }
 
+  /** Sets the attempt's deadline on the local monotonic clock. */
   public void deadlineNanos(long nanos) {
     this.deadlineNanos = nanos;
   }
@@ -226,10 +232,12 @@ public final class RunningJob {
     return timed;
   }
 
+  /** Takes the handler out from under its deadline: it has returned. */
   public void cancelTimeout() {
     timed = false;
   }
 
+  /** Gives this job's producer slot back. */
   public void releaseSlot() {
     releaseSlot.accept(this);
   }

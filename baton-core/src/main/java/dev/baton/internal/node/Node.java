@@ -194,7 +194,9 @@ public final class Node {
     if (!config.pollOnly() && (works || config.maintenanceEnabled())) {
       startNotifier();
     }
-    cluster = start(newCluster(), Duration.ofSeconds(10));
+    Cluster c = newCluster();
+    cluster = c; // before its start: a leader_resigned notice may come meanwhile
+    start(c, Duration.ofSeconds(10));
     if (works) {
       start(heartbeater, Duration.ofSeconds(10));
       start(completer, Duration.ofSeconds(30));
