@@ -525,7 +525,7 @@ public final class Baton implements AutoCloseable {
             "cannot start Baton client (node=" + nodeId() + "): it was stopped; build a new one");
       }
       checkSchema();
-      node.start(!handlers.isEmpty() && !config.queues().isEmpty());
+      node.start();
       lifecycle = Lifecycle.RUNNING;
       log.info(
           "Baton client started (node={}, schema={}, queues={}, kinds={}, virtual_threads={})",

@@ -142,11 +142,12 @@ public final class Node {
   }
 
   /**
-   * Starts the services: the workers and producers when {@code works} (the client has handlers and
-   * queues), the notifier unless polling only or there is nothing to hear, and the cluster always.
-   * Returns when they run. Called once.
+   * Starts the services: the workers and producers when the client has handlers and queues, the
+   * notifier unless polling only or there is nothing to hear, and the cluster always. Returns when
+   * they run. Called once.
    */
-  public void start(boolean works) {
+  public void start() {
+    boolean works = !handlers.isEmpty() && !config.queues().isEmpty();
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;
