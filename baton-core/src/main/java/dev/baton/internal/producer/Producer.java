@@ -99,10 +99,6 @@ public final class Producer implements dev.baton.internal.Service {
       int completionBatchSize,
       Prefetch prefetch) {
 
-    String nodeId() {
-      return claim.nodeId();
-    }
-
     Duration lease() {
       return claim.lease();
     }
