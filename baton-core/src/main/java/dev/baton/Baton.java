@@ -5,49 +5,23 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.baton.admin.BatonAdmin;
-import dev.baton.internal.ClientAccess;
-import dev.baton.internal.TimeSource;
-import dev.baton.internal.cluster.Cluster;
-import dev.baton.internal.cluster.Elector;
-import dev.baton.internal.cluster.NodeRegistry;
-import dev.baton.internal.completer.Completer;
-import dev.baton.internal.db.AdminStore;
-import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.ClientInternals;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.EnqueueStore;
-import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
-import dev.baton.internal.db.Leadership;
-import dev.baton.internal.db.MaintenanceStore;
-import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.Drainer;
-import dev.baton.internal.executor.FinishQueue;
 import dev.baton.internal.executor.HandlerChain;
 import dev.baton.internal.executor.HandlerEntry;
-import dev.baton.internal.executor.HeldJobs;
-import dev.baton.internal.executor.JobExecutor;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
-import dev.baton.internal.executor.StopReason;
-import dev.baton.internal.lease.Heartbeater;
-import dev.baton.internal.maintenance.Cleaner;
-import dev.baton.internal.maintenance.NodePruner;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.maintenance.PeriodicEnqueuer;
-import dev.baton.internal.maintenance.Rescuer;
-import dev.baton.internal.maintenance.Scheduler;
-import dev.baton.internal.notify.Notifier;
-import dev.baton.internal.producer.Poller;
-import dev.baton.internal.producer.Producer;
+import dev.baton.internal.node.Node;
 import dev.baton.migrate.Migrator;
 import dev.baton.spi.JobInterceptor;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -59,15 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -99,22 +64,6 @@ import org.slf4j.LoggerFactory;
 public final class Baton implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Baton.class);
 
-  static {
-    // Lets dev.baton.metrics read the pool and counters without making them public API.
-    ClientAccess.install(
-        new ClientAccess.Accessor() {
-          @Override
-          public DataSource dataSource(Baton baton) {
-            return baton.pool;
-          }
-
-          @Override
-          public NodeCounters counters(Baton baton) {
-            return baton.counters;
-          }
-        });
-  }
-
   private enum Lifecycle {
     NEW,
     RUNNING,
@@ -129,15 +78,11 @@ public final class Baton implements AutoCloseable {
   private final List<JobInterceptor> interceptors;
   private final SchemaName schema;
   private final EnqueueStore enqueueStore;
-  private final HolderStore holderStore;
-  private final AdminStore adminStore;
-  private final ClusterStore clusterStore;
   private final BatonAdmin admin;
   private final List<PeriodicJob> periodicJobs;
-  private final TimeSource time;
-  private final HeldJobs held = new HeldJobs();
-  private final NodeCounters counters = new NodeCounters();
-  private final dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
+  private final Node node;
+  private final HeldJobs held;
+  private final NodeCounters counters;
   private final ClassValue<String> kinds =
       new ClassValue<>() {
         @Override
@@ -147,15 +92,6 @@ public final class Baton implements AutoCloseable {
       };
   private final ReentrantLock lifecycleLock = new ReentrantLock();
   private Lifecycle lifecycle = Lifecycle.NEW; // guarded by lifecycleLock
-  private final Map<String, Producer> producers = new java.util.concurrent.ConcurrentHashMap<>();
-  private ExecutorService workers;
-  private ScheduledExecutorService timer;
-  private volatile Cluster cluster;
-  private Completer completer;
-  private Heartbeater heartbeater;
-  private Notifier notifier;
-  private Poller poller;
-  private JobExecutor executor;
 
   private Baton(Builder b) {
     this.pool = b.dataSource;
@@ -170,17 +106,11 @@ public final class Baton implements AutoCloseable {
     this.handlers = Collections.unmodifiableMap(instrumented);
     this.schema = SchemaName.of(config.schema());
     this.enqueueStore = new EnqueueStore(schema);
-    this.holderStore =
-        new HolderStore(
-            schema,
-            config.completedRetention().isZero() && !config.archiveFinished()
-                ? HolderStore.CompletedRows.DELETED
-                : HolderStore.CompletedRows.KEPT);
-    this.adminStore = new AdminStore(schema);
-    this.clusterStore = new ClusterStore(schema);
     this.admin = new BatonAdmin(dataSource, config, mapper);
     this.periodicJobs = List.copyOf(b.periodic.values());
-    this.time = TimeSource.SYSTEM;
+    this.node = new Node(dataSource, config, mapper, handlers, this::schedules);
+    this.held = node.held();
+    this.counters = node.counters();
     for (PeriodicJob p : periodicJobs) {
       prepare(p.args(), p.options()); // fails at build, not on the leader, if it cannot enqueue
     }
@@ -222,28 +152,17 @@ public final class Baton implements AutoCloseable {
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
-    Producer local =
-        config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())
-            ? producers.get(job.queue())
-            : null;
-    if (local != null && local.tryReserve()) {
+    if (config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())) {
       // Claim on enqueue: the insert claims the job for this node when nothing waits ahead of it.
-      long claimedAt = System.nanoTime();
-      EnqueueStore.EnqueuedClaim r;
-      try {
-        r =
-            Db.inTransaction(
-                dataSource, what, c -> enqueueStore.enqueueClaiming(c, job, local.claimParams(1)));
-      } catch (RuntimeException e) {
-        local.unreserve();
-        throw e;
+      EnqueueStore.EnqueuedClaim r =
+          node.enqueueClaiming(
+              job.queue(),
+              claim ->
+                  Db.inTransaction(
+                      dataSource, what, c -> enqueueStore.enqueueClaiming(c, job, claim)));
+      if (r != null) {
+        return result(r.row());
       }
-      if (r.claimed() != null) {
-        local.startReserved(r.claimed(), claimedAt);
-      } else {
-        local.unreserve();
-      }
-      return result(r.row());
     }
     JobRow row = Db.inTransaction(dataSource, what, c -> enqueueStore.enqueue(c, job));
     wakeLocal(row.queue(), row.state());
@@ -378,10 +297,7 @@ public final class Baton implements AutoCloseable {
 
   private void wakeLocal(String queue, String state) {
     if ("available".equals(state)) {
-      Producer p = producers.get(queue);
-      if (p != null) {
-        p.wake();
-      }
+      node.wake(queue);
     }
   }
 
@@ -420,6 +336,15 @@ public final class Baton implements AutoCloseable {
         held.running());
   }
 
+  /**
+   * What Baton's own metrics binder reads of this client: its pool and its node's live counters.
+   * Not public API: the type is internal and may change in any release; read {@link #counters()}
+   * instead.
+   */
+  public ClientInternals internals() {
+    return new ClientInternals(pool, counters);
+  }
+
   /** An enqueue's result; its {@link Job} is parsed from {@code row} when first asked for. */
   private EnqueueResult result(JobRow row) {
     return new EnqueueResult(row.id(), row.existing(), () -> row.toJob(mapper));
@@ -454,17 +379,7 @@ public final class Baton implements AutoCloseable {
     } finally {
       lifecycleLock.unlock();
     }
-    HolderStore.ClaimParams claim =
-        new HolderStore.ClaimParams(
-            queue,
-            1,
-            nodeId(),
-            config.lease(),
-            timeoutKinds(),
-            timeoutMillis(),
-            config.jobTimeout());
-    return new Drainer(dataSource, holderStore, adminStore, held, counters, mapper)
-        .drain(new Drainer.Settings(claim, now, maxRuns), this::newExecutor);
+    return node.drain(queue, now, maxRuns);
   }
 
   // ---------------------------------------------------------------- cluster
@@ -512,8 +427,7 @@ public final class Baton implements AutoCloseable {
 
   /** Whether this client leads the cluster now (and so runs maintenance). */
   public boolean isLeader() {
-    Cluster c = cluster;
-    return c != null && c.leading();
+    return node.leading();
   }
 
   private static void requireQueueName(String queue) {
@@ -528,9 +442,10 @@ public final class Baton implements AutoCloseable {
   // ---------------------------------------------------------------- lifecycle
 
   /**
-   * Starts working this client's queues: checks the schema is migrated, then starts the completer,
-   * heartbeater, notifier, producers and maintenance. A client without handlers or queues starts
-   * nothing but the check. Returns when running; a second call does nothing.
+   * Starts working this client's queues: checks the schema is migrated, then starts the notifier,
+   * the cluster (and maintenance, while this node leads), the heartbeater, completer, producers and
+   * poller; {@link #stop(Duration)} stops them in the reverse order. A client without handlers or
+   * queues starts nothing but the check. Returns when running; a second call does nothing.
    *
    * @throws SchemaNotMigratedException if the tables are missing or too old
    * @throws SchemaTooNewException if the tables are at a version newer than this library knows
@@ -547,20 +462,7 @@ public final class Baton implements AutoCloseable {
             "cannot start Baton client (node=" + nodeId() + "): it was stopped; build a new one");
       }
       checkSchema();
-      boolean works = !handlers.isEmpty() && !config.queues().isEmpty();
-      timer = new ScheduledThreadPoolExecutor(1, named("baton-timer"));
-      ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
-      if (works) {
-        startWorking();
-      }
-      if (!config.pollOnly() && (works || config.maintenanceEnabled())) {
-        startNotifier();
-      }
-      producers.values().forEach(Producer::start);
-      if (poller != null) {
-        poller.start();
-      }
-      startCluster();
+      node.start();
       lifecycle = Lifecycle.RUNNING;
       log.info(
           "Baton client started (node={}, schema={}, queues={}, kinds={}, virtual_threads={})",
@@ -568,7 +470,7 @@ public final class Baton implements AutoCloseable {
           schema,
           config.queueNames(),
           handlers.keySet(),
-          useVirtualThreads());
+          node.virtualThreads());
     } finally {
       lifecycleLock.unlock();
     }
@@ -578,239 +480,19 @@ public final class Baton implements AutoCloseable {
     new Migrator(dataSource, schema.name()).requireLatest();
   }
 
-  private void startWorking() {
-    int total = config.queues().values().stream().mapToInt(QueueConfig::concurrency).sum();
-    int holdable = // slots plus prefetched jobs: what the node may hold at once
-        config.queues().values().stream()
-            .mapToInt(q -> q.concurrency() + config.prefetchOf(q.concurrency()))
-            .sum();
-    workers = newWorkers(total);
-    // Finishes waiting to be written count toward nothing else, so bound them near what the node
-    // holds: a slow database then slows handlers (and so claiming) instead of letting a backlog of
-    // held jobs grow, each one heartbeated.
-    int capacity = Math.min(config.completerCapacity(), Math.max(64, holdable));
-    completer =
-        new Completer(
-            dataSource,
-            holderStore,
-            held,
-            counters,
-            config.completerBatchSize(),
-            capacity,
-            config.completerFlushDelay());
-    completer.reportingTo(outage).start();
-    executor = newExecutor(workers, completer, timer);
-    heartbeater =
-        new Heartbeater(
-            dataSource,
-            holderStore,
-            held,
-            counters,
-            config.lease(),
-            config.heartbeatInterval(),
-            locksSession() ? new Heartbeater.NodeLock(clusterStore, nodeId()) : null,
-            outage);
-    heartbeater.start();
-    for (QueueConfig q : config.queues().values()) {
-      producers.put(
-          q.name(),
-          new Producer(
-                  dataSource,
-                  holderStore,
-                  executor,
-                  completer,
-                  held,
-                  counters,
-                  new Producer.Settings(
-                      q.name(),
-                      q.concurrency(),
-                      nodeId(),
-                      config.lease(),
-                      config.pollInterval(),
-                      timeoutKinds(),
-                      timeoutMillis(),
-                      config.jobTimeout(),
-                      config.completerBatchSize(),
-                      config.prefetchOf(q.concurrency()),
-                      config.prefetch().isEmpty()))
-              .reportingTo(outage));
-    }
-    poller =
-        new Poller(
-            dataSource,
-            new PollStore(schema),
-            List.copyOf(producers.values()),
-            config.pollInterval());
-  }
-
-  private JobExecutor newExecutor(
-      ExecutorService workers, FinishQueue finishes, ScheduledExecutorService timer) {
-    return new JobExecutor(
-        dataSource,
-        holderStore,
-        adminStore,
-        mapper,
-        handlers,
-        finishes,
-        held,
-        counters,
-        workers,
-        timer,
-        new JobExecutor.Settings(
-            schema.name(), nodeId(), config.jobTimeout(), config.lease(), config.retryPolicy()));
-  }
-
-  /**
-   * The kinds whose handlers have a timeout of their own, in the order of {@link #timeoutMillis}.
-   */
-  private String[] timeoutKinds() {
-    return handlers.values().stream()
-        .filter(h -> h.timeout() != null)
-        .map(HandlerEntry::kind)
-        .toArray(String[]::new);
-  }
-
-  /** The timeouts of {@link #timeoutKinds}, in milliseconds. */
-  private Long[] timeoutMillis() {
-    return handlers.values().stream()
-        .filter(h -> h.timeout() != null)
-        .map(h -> h.timeout().toMillis())
-        .toArray(Long[]::new);
-  }
-
-  private void startNotifier() {
-    {
-      notifier =
-          new Notifier(
-              dataSource,
-              schema.insertChannel(),
-              schema.controlChannel(),
-              queue -> wakeLocal(queue, "available"),
-              this::onControl,
-              () -> {
-                if (poller != null) {
-                  poller.pollNow();
-                }
-              });
-      notifier.reportingTo(outage).start();
-      // Listen before the first claim: a job committed between a claim and the LISTEN would
-      // otherwise wait for the poll.
-      boolean listening = false;
-      try {
-        listening = notifier.awaitListening(Duration.ofSeconds(5));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (!listening) {
-        log.warn("LISTEN is not in place after 5 s; starting anyway (polling covers the gap)");
-      }
-    }
-  }
-
-  private void startCluster() {
-    MaintenanceStore ms = new MaintenanceStore(schema);
-    Elector elector = null;
-    List<Cluster.Periodic> services = new ArrayList<>();
-    if (config.maintenanceEnabled()) {
-      elector =
-          new Elector(
-              dataSource, clusterStore, Leadership.MAINTENANCE, nodeId(), config.leaderTtl(), time);
-      Duration every = config.maintenanceInterval();
-      services.add(
-          new Cluster.Periodic(
-              new Rescuer(
-                  dataSource,
-                  ms,
-                  counters,
-                  time,
-                  Rescuer.DEFAULT_BATCH_SIZE,
-                  config.maxRescues(),
-                  new Rescuer.GoneNodes(clusterStore, nodeId(), Rescuer.GONE_GRACE)),
-              every));
-      services.add(
-          new Cluster.Periodic(
-              new Scheduler(dataSource, ms, time, Scheduler.DEFAULT_BATCH_SIZE), every));
-      if (!periodicJobs.isEmpty()) {
-        services.add(
-            new Cluster.Periodic(
-                new PeriodicEnqueuer(dataSource, ms, enqueueStore, time, schedules()), every));
-      }
-      services.add(
-          new Cluster.Periodic(
-              new Cleaner(
-                  dataSource,
-                  ms,
-                  time,
-                  config.completedRetention(),
-                  config.cancelledRetention(),
-                  config.discardedRetention(),
-                  config.cleanBatchSize(),
-                  config.archiveFinished()),
-              config.cleanInterval()));
-      services.add(
-          new Cluster.Periodic(
-              new NodePruner(dataSource, ms, time, config.nodeTtl()),
-              config.nodeHeartbeatInterval()));
-    }
-    List<String> worked = handlers.isEmpty() ? List.of() : config.queueNames();
-    ClusterStore.NodeRow self = NodeRegistry.describe(nodeId(), worked);
-    cluster =
-        new Cluster(
-            elector,
-            new NodeRegistry(
-                dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time),
-            config.nodeHeartbeatInterval(),
-            services);
-    cluster.reportingTo(outage).start();
-  }
-
-  /**
-   * Whether this node holds a session lock on its heartbeat connection, by which the leader tells
-   * that it is gone: when it works queues, and not behind a transaction pooler ({@code pollOnly}),
-   * where a session lock would stay on a server connection that other clients use.
-   */
-  private boolean locksSession() {
-    return !handlers.isEmpty() && !config.queues().isEmpty() && !config.pollOnly();
-  }
-
   private List<PeriodicEnqueuer.Schedule> schedules() {
     List<PeriodicEnqueuer.Schedule> out = new ArrayList<>();
     for (PeriodicJob p : periodicJobs) {
       out.add(
           new PeriodicEnqueuer.Schedule(
               p.name(),
-              p.expression(),
-              ExecutionTime.forCron(p.parsed()),
-              p.zone(),
+              new PeriodicEnqueuer.Cron(
+                  p.expression(), ExecutionTime.forCron(p.parsed()), p.zone()),
               p.missedRuns(),
               p.lateTolerance(),
               prepare(p.args(), p.options())));
     }
     return out;
-  }
-
-  private void onControl(String payload) {
-    JsonNode msg;
-    try {
-      msg = mapper.readTree(payload);
-    } catch (JsonProcessingException e) {
-      log.warn("ignoring malformed control message: {}", payload);
-      return;
-    }
-    String action = msg.path("action").asText();
-    if ("leader_resigned".equals(action)) {
-      Cluster c = cluster;
-      if (c != null) {
-        c.electNow();
-      }
-    } else if ("queue_resumed".equals(action)) {
-      wakeLocal(msg.path("queue").asText(), "available");
-    } else if ("cancel".equals(action)) {
-      RunningJob rj = held.get(msg.path("job_id").asLong());
-      if (rj != null && rj.fence() == msg.path("fence").asLong()) {
-        rj.stop(StopReason.CANCELLED);
-      }
-    }
   }
 
   /** Stops with the configured stop timeout. See {@link #stop(Duration)}. */
@@ -836,51 +518,7 @@ public final class Baton implements AutoCloseable {
         return;
       }
       lifecycle = Lifecycle.STOPPED;
-      // stop() called from a handler of ours: its own jobs are not waited for or stopped
-      List<RunningJob> caller = JobExecutor.currentJobs();
-      try {
-        if (poller != null) {
-          interrupted |= uninterruptibly(() -> poller.stop(Duration.ofSeconds(10)));
-        }
-        producers.values().forEach(Producer::requestStop);
-        for (Producer p : producers.values()) {
-          interrupted |= uninterruptibly(() -> p.stop(Duration.ofSeconds(30)));
-        }
-        interrupted |= awaitHandlers(timeout, caller);
-        if (executor != null && activeBesides(caller) > 0) {
-          for (RunningJob rj : held.snapshot()) {
-            if (!rj.handlerDone() && !caller.contains(rj)) {
-              rj.stop(StopReason.SHUTDOWN);
-            }
-          }
-          interrupted |= awaitHandlers(Duration.ofSeconds(5), caller);
-          if (activeBesides(caller) > 0) {
-            log.warn(
-                "{} handlers ignored interruption at stop; their jobs are rescued when their"
-                    + " leases expire",
-                activeBesides(caller));
-          }
-        }
-      } finally {
-        if (completer != null) {
-          interrupted |= uninterruptibly(() -> completer.stop(Duration.ofSeconds(30)));
-        }
-        if (heartbeater != null) {
-          interrupted |= uninterruptibly(() -> heartbeater.stop(Duration.ofSeconds(10)));
-        }
-        if (cluster != null) {
-          interrupted |= uninterruptibly(() -> cluster.stop(Duration.ofSeconds(10)));
-        }
-        if (notifier != null) {
-          interrupted |= uninterruptibly(() -> notifier.stop(Duration.ofSeconds(10)));
-        }
-        shutdown(timer);
-        if (caller.isEmpty()) {
-          shutdown(workers);
-        } else if (workers != null) {
-          workers.shutdown(); // do not interrupt the calling handler's own thread
-        }
-      }
+      interrupted |= node.stop(timeout);
       log.info("Baton client stopped (node={})", nodeId());
     } finally {
       lifecycleLock.unlock();
@@ -890,119 +528,10 @@ public final class Baton implements AutoCloseable {
     }
   }
 
-  /** An action that may be interrupted. */
-  @FunctionalInterface
-  private interface Interruptible {
-    void run() throws InterruptedException;
-  }
-
-  /** Runs {@code action} to the end, retrying it when interrupted; returns whether it was. */
-  private static boolean uninterruptibly(Interruptible action) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        action.run();
-        return interrupted;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-  }
-
-  private int activeBesides(List<RunningJob> caller) {
-    return executor == null ? 0 : executor.active() - caller.size();
-  }
-
   /** Same as {@link #stop()}. */
   @Override
   public void close() {
     stop();
-  }
-
-  /**
-   * Waits up to {@code timeout} until every execution (but the caller's own) has returned and
-   * queued its finish. Returns whether the calling thread was interrupted meanwhile.
-   */
-  private boolean awaitHandlers(Duration timeout, List<RunningJob> caller) {
-    boolean interrupted = false;
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (activeBesides(caller) > 0 && System.nanoTime() - deadline < 0) {
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-      interrupted |= Thread.interrupted();
-    }
-    return interrupted;
-  }
-
-  private static void shutdown(ExecutorService e) {
-    if (e != null) {
-      e.shutdownNow();
-    }
-  }
-
-  private boolean useVirtualThreads() {
-    Boolean v = config.virtualThreads();
-    return v != null ? v : Runtime.version().feature() >= 21;
-  }
-
-  private ExecutorService newWorkers(int threads) {
-    if (useVirtualThreads()) {
-      try {
-        // Java 21+: Thread.ofVirtual().name("baton-worker").factory(), looked up at run time
-        // because the library targets Java 17. One name for all (a thread dump tells them apart
-        // by id): a numbered name costs a string per job.
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-        Object builder =
-            lookup
-                .findStatic(
-                    Thread.class,
-                    "ofVirtual",
-                    MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual")))
-                .invoke();
-        Class<?> ofVirtual = Class.forName("java.lang.Thread$Builder$OfVirtual");
-        builder =
-            lookup
-                .findVirtual(ofVirtual, "name", MethodType.methodType(ofVirtual, String.class))
-                .invoke(builder, "baton-worker");
-        ThreadFactory factory =
-            (ThreadFactory)
-                lookup
-                    .findVirtual(
-                        Class.forName("java.lang.Thread$Builder"),
-                        "factory",
-                        MethodType.methodType(ThreadFactory.class))
-                    .invoke(builder);
-        return (ExecutorService)
-            lookup
-                .findStatic(
-                    java.util.concurrent.Executors.class,
-                    "newThreadPerTaskExecutor",
-                    MethodType.methodType(ExecutorService.class, ThreadFactory.class))
-                .invoke(factory);
-      } catch (Throwable e) {
-        throw new BatonException(
-            "cannot create virtual-thread executor on Java " + Runtime.version(), e);
-      }
-    }
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            named("baton-worker"));
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
-  }
-
-  private static ThreadFactory named(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t =
-          new Thread(r, prefix.endsWith("worker") ? prefix + "-" + n.incrementAndGet() : prefix);
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   private <A extends JobArgs> HandlerEntry<A> instrumented(HandlerEntry<A> h) {

@@ -8,9 +8,9 @@ import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.HeldJobs;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
 import java.util.List;
@@ -125,7 +125,12 @@ class AJobClaimedAgainOnItsOwnNodeHasOneHolderTest {
       HeldJobs held = new HeldJobs();
       NodeCounters counters = new NodeCounters();
       Completer completer =
-          new Completer(f.dataSource(), store, held, counters, 100, 64, Duration.ZERO);
+          new Completer(
+              f.dataSource(),
+              store,
+              held,
+              counters,
+              new Completer.Settings(100, 64, Duration.ZERO));
       RunningJob staleJob = new RunningJob(stale, () -> {}, System.nanoTime(), LEASE);
       RunningJob currentJob = new RunningJob(current, () -> {}, System.nanoTime(), LEASE);
       held.add(staleJob);

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.HeldJobs;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
-import dev.baton.internal.executor.StopReason;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import dev.baton.internal.lease.Heartbeater;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
@@ -42,7 +42,11 @@ class HeartbeaterTest {
       RunningJob lost = track(held, claimed.get(1));
       Heartbeater hb =
           new Heartbeater(
-              f.dataSource(), store, held, counters, Duration.ofMinutes(10), Duration.ofSeconds(1));
+              f.dataSource(),
+              store,
+              held,
+              counters,
+              new Heartbeater.Settings(Duration.ofMinutes(10), Duration.ofSeconds(1)));
 
       // Another holder takes the second job.
       f.execute("UPDATE %s.job SET fence = fence + 1000 WHERE id = " + lost.id());

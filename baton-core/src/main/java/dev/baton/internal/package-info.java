@@ -1,7 +1,9 @@
 /**
- * What the internal packages share: the start/stop contract of long-lived components ({@link
- * dev.baton.internal.ServiceState}), the clocks the services and their SQL use ({@link
- * dev.baton.internal.TimeSource}), and the bridge from the public packages to a client's internals
- * ({@link dev.baton.internal.ClientAccess}). Not public API.
+ * What the internal packages share: the shape of a node's long-lived services ({@link
+ * dev.baton.internal.Service}) and their start/stop contract ({@link
+ * dev.baton.internal.ServiceState}), the outage reporter they share ({@link
+ * dev.baton.internal.Outage}), the clocks the services and their SQL use ({@link
+ * dev.baton.internal.TimeSource}), and what the public packages read of a client's internals
+ * ({@link dev.baton.internal.ClientInternals}). Not public API.
  */
 package dev.baton.internal;

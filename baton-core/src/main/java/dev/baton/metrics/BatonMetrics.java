@@ -2,12 +2,12 @@ package dev.baton.metrics;
 
 import dev.baton.Baton;
 import dev.baton.InvalidConfigException;
-import dev.baton.internal.ClientAccess;
+import dev.baton.internal.ClientInternals;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.db.StatsStore;
-import dev.baton.internal.executor.JobListener;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.JobListener;
+import dev.baton.internal.held.NodeCounters;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -98,8 +98,9 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     this.baton = b.baton;
     this.refreshInterval = b.refreshInterval;
     this.queueStats = b.queueStats;
-    this.dataSource = ClientAccess.get().dataSource(baton);
-    this.counters = ClientAccess.get().counters(baton);
+    ClientInternals internals = baton.internals();
+    this.dataSource = internals.pool();
+    this.counters = internals.counters();
     this.store = new StatsStore(SchemaName.of(baton.config().schema()));
     this.node = baton.nodeId();
   }

@@ -12,7 +12,7 @@ import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.NotLeaderException;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.maintenance.Cleaner;
 import dev.baton.internal.maintenance.MaintenanceService;
 import dev.baton.internal.maintenance.NodePruner;
@@ -79,11 +79,12 @@ class LeaderWritesAreFencedTest {
                 ds,
                 ms,
                 time,
-                Duration.ofHours(24),
-                Duration.ofDays(7),
-                Duration.ofDays(7),
-                100,
-                false),
+                new Cleaner.Settings(
+                    Duration.ofHours(24),
+                    Duration.ofDays(7),
+                    Duration.ofDays(7),
+                    100,
+                    Cleaner.Expired.DELETED)),
             new NodePruner(ds, ms, time, Duration.ofSeconds(30)),
             new PeriodicEnqueuer(ds, ms, new EnqueueStore(name), time, List.of(every10s)));
     passes.get(4).runOnce(old); // registers the schedule while old still leads
@@ -132,9 +133,8 @@ class LeaderWritesAreFencedTest {
             .parse("*/10 * * * * *");
     return new PeriodicEnqueuer.Schedule(
         "tick",
-        "*/10 * * * * *",
-        com.cronutils.model.time.ExecutionTime.forCron(cron),
-        ZoneOffset.UTC,
+        new PeriodicEnqueuer.Cron(
+            "*/10 * * * * *", com.cronutils.model.time.ExecutionTime.forCron(cron), ZoneOffset.UTC),
         MissedRuns.CATCH_UP_ONCE,
         Duration.ofMinutes(5),
         new EnqueueStore.NewJob("default", "k", "{}", 0, 5, null, null, "{}"));

@@ -12,7 +12,7 @@ import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.maintenance.Cleaner;
 import dev.baton.internal.maintenance.NodePruner;
 import dev.baton.internal.maintenance.Rescuer;
@@ -139,7 +139,12 @@ class MaintenancePassesTest {
   void rescuesDoNotUseUpAttemptsAndObeyALimitOfTheirOwn() {
     Scheduler scheduler = new Scheduler(ds, ms, time, 10);
     Rescuer lenient =
-        new Rescuer(ds, ms, counters, time, 10, 30, null); // allows 29 rescues, discards at 30
+        new Rescuer(
+            ds,
+            ms,
+            counters,
+            time,
+            new Rescuer.Settings(10, 30, null)); // allows 29 rescues, discards at 30
     long kept = insert("r9", 20);
     for (int i = 1; i <= 25; i++) {
       ClaimedJob c = claimForADay("r9");
@@ -232,7 +237,15 @@ class MaintenancePassesTest {
     long live = insert("c1", 5);
     Cleaner cleaner =
         new Cleaner(
-            ds, ms, time, Duration.ofHours(24), Duration.ofDays(7), Duration.ofDays(7), 10, false);
+            ds,
+            ms,
+            time,
+            new Cleaner.Settings(
+                Duration.ofHours(24),
+                Duration.ofDays(7),
+                Duration.ofDays(7),
+                10,
+                Cleaner.Expired.DELETED));
 
     assertThat(cleaner.runOnce(lead)).isZero();
     time.advance(Duration.ofHours(24).plusMinutes(1));
@@ -253,7 +266,15 @@ class MaintenancePassesTest {
             + " (now() - interval '12 hours', 'q', 'a', 1, 3)");
     Cleaner cleaner =
         new Cleaner(
-            ds, ms, time, Duration.ofHours(24), Duration.ofDays(7), Duration.ofDays(7), 10, false);
+            ds,
+            ms,
+            time,
+            new Cleaner.Settings(
+                Duration.ofHours(24),
+                Duration.ofDays(7),
+                Duration.ofDays(7),
+                10,
+                Cleaner.Expired.DELETED));
     cleaner.runOnce(lead);
     assertThat(db.queryLong("SELECT sum(n) FROM " + schema + ".job_completions")).isEqualTo(8);
     time.advance(Duration.ofHours(12).plusMinutes(1));
@@ -275,7 +296,15 @@ class MaintenancePassesTest {
     String before = db.queryString("SELECT j::text FROM " + schema + ".job j WHERE id = " + id);
     Cleaner cleaner =
         new Cleaner(
-            ds, ms, time, Duration.ofHours(1), Duration.ofDays(7), Duration.ofDays(7), 10, true);
+            ds,
+            ms,
+            time,
+            new Cleaner.Settings(
+                Duration.ofHours(1),
+                Duration.ofDays(7),
+                Duration.ofDays(7),
+                10,
+                Cleaner.Expired.ARCHIVED));
     time.advance(Duration.ofHours(2));
     assertThat(cleaner.runOnce(lead)).isEqualTo(1);
     assertThat(db.queryLong("SELECT count(*) FROM " + schema + ".job")).isZero();

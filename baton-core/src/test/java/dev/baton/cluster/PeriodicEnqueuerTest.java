@@ -52,9 +52,7 @@ class PeriodicEnqueuerTest {
     PeriodicEnqueuer.Schedule s =
         new PeriodicEnqueuer.Schedule(
             "report",
-            expr,
-            ExecutionTime.forCron(WITH_SECONDS.parse(expr)),
-            zone,
+            new PeriodicEnqueuer.Cron(expr, ExecutionTime.forCron(WITH_SECONDS.parse(expr)), zone),
             missed,
             Duration.ofMinutes(1),
             new EnqueueStore.NewJob("q", "report", "{\"n\":1}", 0, 3, null, null, "{}"));

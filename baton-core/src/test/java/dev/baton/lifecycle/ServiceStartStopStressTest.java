@@ -19,9 +19,9 @@ import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.lease.Heartbeater;
 import dev.baton.internal.maintenance.Rescuer;
 import dev.baton.internal.notify.Notifier;
@@ -395,8 +395,7 @@ class ServiceStartStopStressTest {
                   store,
                   held,
                   counters,
-                  Duration.ofSeconds(30),
-                  Duration.ofMillis(50));
+                  new Heartbeater.Settings(Duration.ofSeconds(30), Duration.ofMillis(50)));
           return new Instance(
               heartbeater::start, () -> heartbeater.stop(STOP_TIMEOUT), null, () -> {});
         }
@@ -413,14 +412,10 @@ class ServiceStartStopStressTest {
               Executors.newScheduledThreadPool(1, daemon("test-timer"));
           JobExecutor executor =
               new JobExecutor(
-                  f.dataSource(),
-                  store,
-                  new AdminStore(schema),
+                  new JobExecutor.Wiring(
+                      f.dataSource(), store, new AdminStore(schema), held, counters, completer),
                   new ObjectMapper(),
                   Map.of(),
-                  completer,
-                  held,
-                  counters,
                   workers,
                   timer,
                   new JobExecutor.Settings(
@@ -435,20 +430,18 @@ class ServiceStartStopStressTest {
                   store,
                   executor,
                   completer,
-                  held,
-                  counters,
                   new Producer.Settings(
                       "default",
                       2,
-                      "producer-node",
-                      Duration.ofSeconds(30),
+                      new Producer.Claim(
+                          "producer-node",
+                          Duration.ofSeconds(30),
+                          new String[0],
+                          new Long[0],
+                          Duration.ofMinutes(1)),
                       Duration.ofMillis(50),
-                      new String[0],
-                      new Long[0],
-                      Duration.ofMinutes(1),
                       100,
-                      2,
-                      false));
+                      new Producer.Prefetch(2, Producer.Depth.FIXED)));
           return new Instance(
               producer::start,
               () -> producer.stop(STOP_TIMEOUT),
@@ -470,7 +463,12 @@ class ServiceStartStopStressTest {
   }
 
   private Completer completer(HolderStore store, HeldJobs held, NodeCounters counters) {
-    return new Completer(f.dataSource(), store, held, counters, 100, 64, Duration.ofMillis(2));
+    return new Completer(
+        f.dataSource(),
+        store,
+        held,
+        counters,
+        new Completer.Settings(100, 64, Duration.ofMillis(2)));
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -11,7 +11,6 @@ import dev.baton.InvalidConfigException;
 import dev.baton.JobArgs;
 import dev.baton.JobState;
 import dev.baton.RetryPolicy;
-import dev.baton.internal.ClientAccess;
 import dev.baton.testing.Fixture;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -286,11 +285,11 @@ class BatonMetricsTest {
       assertThatThrownBy(() -> new BatonMetrics(baton).bindTo(new SimpleMeterRegistry()))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("another BatonMetrics");
-      assertThat(ClientAccess.get().counters(baton).listener).isNotNull();
+      assertThat(baton.internals().counters().listener).isNotNull();
       metrics.close();
       metrics.close();
       assertThat(registry.getMeters()).isEmpty();
-      assertThat(ClientAccess.get().counters(baton).listener).isNull();
+      assertThat(baton.internals().counters().listener).isNull();
       assertThatThrownBy(() -> metrics.bindTo(registry)).isInstanceOf(IllegalStateException.class);
       // and a new binder may bind now
       try (BatonMetrics again = new BatonMetrics(baton)) {

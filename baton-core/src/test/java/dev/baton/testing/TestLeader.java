@@ -5,7 +5,7 @@ import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.SchemaName;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.maintenance.Rescuer;
 import dev.baton.internal.maintenance.Scheduler;
 import java.time.Duration;

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * cluster cannot start again. Both run whole under one lock, database calls included, so they never
  * interleave; nothing else takes it. Not public API.
  */
-public final class Cluster {
+public final class Cluster implements dev.baton.internal.Service {
   private static final Logger log = LoggerFactory.getLogger(Cluster.class);
 
   /** A service and the interval between its passes. */
@@ -62,6 +62,7 @@ public final class Cluster {
    * Reports connection losses to {@code outage}, shared with the client's other services, so an
    * outage is logged once; call before {@link #start()}. Returns this.
    */
+  @Override
   public Cluster reportingTo(dev.baton.internal.Outage outage) {
     this.outage = outage;
     return this;
@@ -72,6 +73,7 @@ public final class Cluster {
    * node leads at once). Database errors are logged, not thrown: the threads retry. Does nothing if
    * started or stopped before.
    */
+  @Override
   public void start() {
     // The whole start runs under the lock (a stop waits for it): a stop that slipped in between
     // would deregister before the registration, or drop the first election step's task.
@@ -138,6 +140,7 @@ public final class Cluster {
    * Stops the threads (waiting up to {@code timeout} for a pass under way), resigns the role so
    * another node takes over at once, and removes this node from the registry.
    */
+  @Override
   public void stop(Duration timeout) throws InterruptedException {
     lock.lock();
     try {

@@ -2,10 +2,10 @@ package dev.baton.internal.completer;
 
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
-import dev.baton.internal.executor.FinishQueue;
-import dev.baton.internal.executor.HeldJobs;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
+import dev.baton.internal.held.FinishQueue;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not public API.
  */
-public final class Completer implements FinishQueue {
+public final class Completer implements FinishQueue, dev.baton.internal.Service {
   private static final Logger log = LoggerFactory.getLogger(Completer.class);
   // At most a second between retries, so finishes are written soon after the database is back.
   private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(1);
@@ -77,23 +77,31 @@ public final class Completer implements FinishQueue {
   private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private volatile boolean idle; // the thread is (about to be) parked: a submit must unpark it
 
+  /**
+   * How a completer batches.
+   *
+   * @param batchSize the most finishes one statement writes
+   * @param capacity the most completions, and the most other finishes, waiting to be written; a
+   *     submit beyond it waits
+   * @param flushDelay how long a short batch waits for more finishes before it is written
+   */
+  public record Settings(int batchSize, int capacity, Duration flushDelay) {}
+
   /** A completer; call {@link #start()}. */
   public Completer(
       DataSource dataSource,
       HolderStore store,
       HeldJobs held,
       NodeCounters counters,
-      int batchSize,
-      int capacity,
-      Duration flushDelay) {
+      Settings settings) {
     this.dataSource = dataSource;
     this.store = store;
     this.held = held;
     this.counters = counters;
-    this.batchSize = batchSize;
-    this.flushDelayNanos = flushDelay.toNanos();
-    this.completions = new ArrayBlockingQueue<>(capacity);
-    this.others = new ArrayBlockingQueue<>(capacity);
+    this.batchSize = settings.batchSize();
+    this.flushDelayNanos = settings.flushDelay().toNanos();
+    this.completions = new ArrayBlockingQueue<>(settings.capacity());
+    this.others = new ArrayBlockingQueue<>(settings.capacity());
     this.thread = new Thread(this::loop, "baton-completer");
     this.thread.setDaemon(true);
   }
@@ -102,12 +110,14 @@ public final class Completer implements FinishQueue {
    * Reports connection losses to {@code outage}, shared with the client's other services, so an
    * outage is logged once; call before {@link #start()}. Returns this.
    */
+  @Override
   public Completer reportingTo(dev.baton.internal.Outage outage) {
     this.outage = outage;
     return this;
   }
 
   /** Starts the writer thread. */
+  @Override
   public void start() {
     state.start(thread::start);
   }
@@ -157,6 +167,7 @@ public final class Completer implements FinishQueue {
   }
 
   /** Writes everything queued, then stops the thread; waits up to {@code timeout}. */
+  @Override
   public void stop(Duration timeout) throws InterruptedException {
     if (!state.stop(() -> stopping = true)) {
       stopping = true;

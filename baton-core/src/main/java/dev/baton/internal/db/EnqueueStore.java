@@ -218,7 +218,13 @@ public final class EnqueueStore {
               options.runAt(),
               options.idempotencyKey(),
               metadata);
-      NewJobCheck.check(job, maxMetadataBytes);
+      NewJobCheck.check(
+          job.queue(),
+          job.kind(),
+          job.args(),
+          job.idempotencyKey(),
+          job.metadata(),
+          maxMetadataBytes);
       return job;
     }
   }

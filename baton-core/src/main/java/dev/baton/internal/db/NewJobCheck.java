@@ -59,19 +59,26 @@ public final class NewJobCheck {
   }
 
   /**
-   * Checks {@code job}'s text (queue, kind, args, idempotency key, metadata) and the size of its
-   * metadata.
+   * Checks a new job's text (queue, kind, args, idempotency key, metadata) and the size of its
+   * metadata. Takes the values, not the job, so that this file and the store's do not need each
+   * other.
    *
    * @throws InvalidJobException naming the field: text that is not valid Unicode (an unpaired
    *     surrogate) or holds NUL, or metadata over {@code maxMetadataBytes} bytes of JSON
    */
-  public static void check(EnqueueStore.NewJob job, int maxMetadataBytes) {
-    text(job.kind(), "queue", job.queue(), false);
-    text(job.kind(), "kind", job.kind(), false);
-    text(job.kind(), "args", job.args(), true);
-    text(job.kind(), "idempotencyKey", job.idempotencyKey(), false);
-    text(job.kind(), "metadata", job.metadata(), true);
-    size(job.kind(), "metadata is", job.metadata(), maxMetadataBytes, "maxMetadataBytes");
+  public static void check(
+      String queue,
+      String kind,
+      String args,
+      String idempotencyKey,
+      String metadata,
+      int maxMetadataBytes) {
+    text(kind, "queue", queue, false);
+    text(kind, "kind", kind, false);
+    text(kind, "args", args, true);
+    text(kind, "idempotencyKey", idempotencyKey, false);
+    text(kind, "metadata", metadata, true);
+    size(kind, "metadata is", metadata, maxMetadataBytes, "maxMetadataBytes");
   }
 
   /**

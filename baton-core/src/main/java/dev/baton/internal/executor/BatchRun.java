@@ -1,5 +1,7 @@
 package dev.baton.internal.executor;
 
+import dev.baton.internal.held.BatchCall;
+import dev.baton.internal.held.StopReason;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -8,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * call must end for all of its jobs (the timeout, this client stopping) or once every job of it was
  * told to stop; a stop of only some of them leaves the call running. Not public API.
  */
-final class BatchRun {
+final class BatchRun implements BatchCall {
   private final Thread thread;
   private final int size;
   private final Runnable overdue;
@@ -22,11 +24,8 @@ final class BatchRun {
     this.overdue = overdue;
   }
 
-  /**
-   * A job of this call was told to stop for {@code reason}; {@code first} when it had not been told
-   * before. Called under that job's lock, while the job is attached to the call.
-   */
-  void stopped(boolean first, StopReason reason) {
+  @Override
+  public void stopped(boolean first, StopReason reason) {
     int n = first ? stopped.incrementAndGet() : stopped.get();
     if (reason == StopReason.TIMED_OUT || reason == StopReason.SHUTDOWN) {
       // Under the lock of one job only: two jobs may race to end the call, and one of them wins.

@@ -3,6 +3,8 @@ package dev.baton.internal.executor;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.JobContext;
 import dev.baton.LostBatonException;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,12 +15,12 @@ import org.slf4j.LoggerFactory;
 /** The {@link JobContext} of one attempt. Not public API. */
 final class JobContextImpl implements JobContext {
   private final RunningJob rj;
-  private final JobExecutor executor;
+  private final Holding holding;
   private volatile JsonNode metadata; // parsed lazily; a race only parses twice
 
-  JobContextImpl(RunningJob rj, JobExecutor executor) {
+  JobContextImpl(RunningJob rj, Holding holding) {
     this.rj = rj;
-    this.executor = executor;
+    this.holding = holding;
   }
 
   @Override
@@ -54,16 +56,16 @@ final class JobContextImpl implements JobContext {
   @Override
   public String idempotencyKey() {
     String key = rj.job().idempotencyKey();
-    return key != null ? key : "baton:" + executor.settings().schema() + ":" + rj.id();
+    return key != null ? key : "baton:" + holding.schema() + ":" + rj.id();
   }
 
   @Override
   public JsonNode metadata() {
     if (metadata == null) {
       try {
-        metadata = executor.mapper().readTree(rj.job().metadata());
+        metadata = holding.mapper().readTree(rj.job().metadata());
       } catch (Exception e) {
-        metadata = executor.mapper().createObjectNode();
+        metadata = holding.mapper().createObjectNode();
       }
     }
     return metadata.deepCopy();
@@ -93,21 +95,21 @@ final class JobContextImpl implements JobContext {
     if (extra.isNegative() || extra.isZero()) {
       throw new IllegalArgumentException("extendLease needs a positive duration, got " + extra);
     }
-    Instant stored = executor.extendIfHeld(rj, extra);
+    Instant stored = holding.extendIfHeld(rj, extra);
     if (stored == null) {
       rj.stop(StopReason.LOST);
       throw new LostBatonException(rj.id(), rj.fence());
     }
     rj.leaseKnownUntilNanos(
         Math.max(rj.leaseKnownUntilNanos(), System.nanoTime() + extra.toNanos()));
-    executor.rescheduleTimeout(
-        rj, Math.max(rj.deadlineNanos(), System.nanoTime() + JobExecutor.saturatedNanos(extra)));
+    holding.rescheduleTimeout(
+        rj, Math.max(rj.deadlineNanos(), System.nanoTime() + Holding.saturatedNanos(extra)));
   }
 
   @Override
   public void completeIn(Connection connection) {
     Objects.requireNonNull(connection, "connection");
-    if (!executor.completeIfHeld(connection, rj)) {
+    if (!holding.completeIfHeld(connection, rj)) {
       throw new LostBatonException(rj.id(), rj.fence());
     }
     rj.markCompletedInTransaction();

@@ -15,12 +15,15 @@ import dev.baton.internal.db.Db;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
+import dev.baton.internal.held.FinishQueue;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.JobListener;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -87,6 +90,7 @@ public final class JobExecutor {
   private final NodeCounters counters;
   private final ExecutorService workers;
   private final TimeoutSweeper timeouts;
+  private final Holding holding;
   private final Settings settings;
   private final Map<String, Batcher> batchers; // by kind, for the kinds of batch handlers
   private final AtomicInteger active = new AtomicInteger();
@@ -105,22 +109,35 @@ public final class JobExecutor {
     RunningJob next;
   }
 
-  /** An executor running handlers on {@code workers}. */
-  public JobExecutor(
+  /**
+   * What an executor works with besides its handlers and threads.
+   *
+   * @param dataSource the node's pool, each connection bounded by the lease
+   * @param store writes a transactional completion and extends a lease
+   * @param admin reads a job for a handler's context
+   * @param held the jobs the node holds
+   * @param counters the node's outcome counters and listener
+   * @param completer where finishes go to be written
+   */
+  public record Wiring(
       DataSource dataSource,
       HolderStore store,
       AdminStore admin,
-      ObjectMapper mapper,
-      Map<String, HandlerEntry<?>> handlers,
-      FinishQueue completer,
       HeldJobs held,
       NodeCounters counters,
+      FinishQueue completer) {}
+
+  /** An executor running handlers on {@code workers}. */
+  public JobExecutor(
+      Wiring wiring,
+      ObjectMapper mapper,
+      Map<String, HandlerEntry<?>> handlers,
       ExecutorService workers,
       ScheduledExecutorService timer,
       Settings settings) {
-    this.dataSource = dataSource;
-    this.store = store;
-    this.admin = admin;
+    this.dataSource = wiring.dataSource();
+    this.store = wiring.store();
+    this.admin = wiring.admin();
     this.mapper = mapper;
     this.handlers = handlers;
     Map<Class<?>, ObjectReader> byType = new HashMap<>();
@@ -135,12 +152,24 @@ public final class JobExecutor {
       }
     }
     this.batchers = Map.copyOf(byKind);
-    this.completer = completer;
-    this.held = held;
-    this.counters = counters;
+    this.completer = wiring.completer();
+    this.held = wiring.held();
+    this.counters = wiring.counters();
     this.workers = workers;
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
+    this.holding =
+        new Holding(dataSource, store, mapper, settings.schema(), settings.lease(), timeouts);
+  }
+
+  /** The jobs the node holds, which this executor runs. */
+  public HeldJobs held() {
+    return held;
+  }
+
+  /** The node's outcome counters, which this executor counts in. */
+  public NodeCounters counters() {
+    return counters;
   }
 
   /**
@@ -257,12 +286,12 @@ public final class JobExecutor {
         if (invalid != null) {
           outcome = invalid;
         } else {
-          JobContextImpl context = new JobContextImpl(rj, this);
+          JobContextImpl context = new JobContextImpl(rj, holding);
           // The timeout runs from the start (a job may wait briefly in its producer's buffer);
           // the stored deadline, a timeout plus a lease after the claim, is still later.
           long startedAt = System.nanoTime();
           rj.startedAtNanos(startedAt);
-          rescheduleTimeout(rj, startedAt + saturatedNanos(timeoutOf(entry)));
+          holding.rescheduleTimeout(rj, startedAt + Holding.saturatedNanos(timeoutOf(entry)));
           JobListener listener = counters.listener;
           if (listener != null) {
             listener.handlerStarting(
@@ -414,9 +443,9 @@ public final class JobExecutor {
             continue;
           }
           itemOf[i] = items.size();
-          items.add(new BatchJobImpl<>(new JobContextImpl(rj, this), args));
+          items.add(new BatchJobImpl<>(new JobContextImpl(rj, holding), args));
           rj.startedAtNanos(startedAt);
-          rescheduleTimeout(rj, startedAt + saturatedNanos(timeoutOf(entry)));
+          holding.rescheduleTimeout(rj, startedAt + Holding.saturatedNanos(timeoutOf(entry)));
           if (listener != null) {
             listener.handlerStarting(
                 job, job.dueForMicros() * 1_000 + (startedAt - rj.claimedAtNanos()));
@@ -787,47 +816,6 @@ public final class JobExecutor {
 
   private static String clean(String s) {
     return s == null ? null : s.replace("\0", "");
-  }
-
-  // --- for JobContextImpl ---
-
-  ObjectMapper mapper() {
-    return mapper;
-  }
-
-  Settings settings() {
-    return settings;
-  }
-
-  Instant extendIfHeld(RunningJob rj, Duration extra) {
-    return store.extendIfHeld(dataSource, rj.id(), rj.fence(), extra, settings.lease());
-  }
-
-  boolean completeIfHeld(Connection c, RunningJob rj) {
-    try {
-      return store.completeIfHeld(c, rj.id(), rj.fence());
-    } catch (SQLException e) {
-      throw Db.wrap("cannot complete job (id=" + rj.id() + ") in the handler's transaction", e);
-    }
-  }
-
-  /**
-   * Sets the attempt's deadline ({@link System#nanoTime()} based) and makes sure a sweep interrupts
-   * the handler at it ({@link TimeoutSweeper}).
-   */
-  void rescheduleTimeout(RunningJob rj, long deadlineNanos) {
-    rj.deadlineNanos(deadlineNanos);
-    rj.startTimeout();
-    timeouts.arm(deadlineNanos);
-  }
-
-  /** {@code d} in nanoseconds, saturating instead of overflowing. */
-  static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
-    }
   }
 
   /**

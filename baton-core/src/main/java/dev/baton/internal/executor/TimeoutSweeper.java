@@ -1,5 +1,8 @@
 package dev.baton.internal.executor;
 
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;

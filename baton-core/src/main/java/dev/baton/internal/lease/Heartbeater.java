@@ -4,10 +4,10 @@ import dev.baton.BatonException;
 import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.HolderStore;
-import dev.baton.internal.executor.HeldJobs;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
-import dev.baton.internal.executor.StopReason;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not public API.
  */
-public final class Heartbeater {
+public final class Heartbeater implements dev.baton.internal.Service {
   private static final Logger log = LoggerFactory.getLogger(Heartbeater.class);
 
   private final DataSource dataSource;
@@ -55,7 +55,7 @@ public final class Heartbeater {
   private final Duration interval;
   private final Duration margin;
   private final NodeLock nodeLock; // null: takes no session lock
-  private final dev.baton.internal.Outage outage;
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private final Thread thread;
   private final Thread guard;
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
@@ -70,32 +70,31 @@ public final class Heartbeater {
    */
   public record NodeLock(ClusterStore store, String nodeId) {}
 
+  /**
+   * How a heartbeater beats.
+   *
+   * @param lease how long each beat extends a held job's lease
+   * @param interval the time between beats
+   * @param nodeLock the node's session lock to hold on the heartbeat connection; null: none
+   */
+  public record Settings(Duration lease, Duration interval, NodeLock nodeLock) {
+
+    /** Beats every {@code interval}, extending leases by {@code lease}, holding no session lock. */
+    public Settings(Duration lease, Duration interval) {
+      this(lease, interval, null);
+    }
+  }
+
   /** A heartbeater; call {@link #start()}. */
   public Heartbeater(
       DataSource dataSource,
       HolderStore store,
       HeldJobs held,
       NodeCounters counters,
-      Duration lease,
-      Duration interval) {
-    this(dataSource, store, held, counters, lease, interval, null, new dev.baton.internal.Outage());
-  }
-
-  /**
-   * A heartbeater that holds {@code nodeLock} (null: none) on its connection and reports connection
-   * losses to {@code outage}.
-   */
-  public Heartbeater(
-      DataSource dataSource,
-      HolderStore store,
-      HeldJobs held,
-      NodeCounters counters,
-      Duration lease,
-      Duration interval,
-      NodeLock nodeLock,
-      dev.baton.internal.Outage outage) {
-    this.nodeLock = nodeLock;
-    this.outage = outage;
+      Settings settings) {
+    Duration lease = settings.lease();
+    Duration interval = settings.interval();
+    this.nodeLock = settings.nodeLock();
     this.dataSource = dataSource;
     this.store = store;
     this.held = held;
@@ -120,7 +119,14 @@ public final class Heartbeater {
     return lease.minus(interval).dividedBy(4);
   }
 
+  @Override
+  public Heartbeater reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
+  }
+
   /** Starts beating. */
+  @Override
   public void start() {
     state.start(
         () -> {
@@ -131,6 +137,7 @@ public final class Heartbeater {
   }
 
   /** Stops beating and waits up to {@code timeout} for the thread to end. */
+  @Override
   public void stop(Duration timeout) throws InterruptedException {
     if (!state.stop(() -> running = false)) {
       return;

@@ -35,25 +35,38 @@ public final class Cleaner implements MaintenanceService {
   private final int batchSize;
   private final boolean archive;
 
+  /** What becomes of a finished job past its retention. */
+  public enum Expired {
+    /** The row is deleted. */
+    DELETED,
+    /** The row is moved to {@code job_archive}. */
+    ARCHIVED
+  }
+
+  /**
+   * What a cleaner removes.
+   *
+   * @param completed how long a completed job is kept
+   * @param cancelled how long a cancelled job is kept
+   * @param discarded how long a discarded job is kept
+   * @param batchSize the most rows one statement removes
+   * @param expired whether a job past its retention is deleted or archived
+   */
+  public record Settings(
+      Duration completed, Duration cancelled, Duration discarded, int batchSize, Expired expired) {}
+
   /** A cleaner. */
   public Cleaner(
-      DataSource dataSource,
-      MaintenanceStore store,
-      TimeSource time,
-      Duration completed,
-      Duration cancelled,
-      Duration discarded,
-      int batchSize,
-      boolean archive) {
+      DataSource dataSource, MaintenanceStore store, TimeSource time, Settings settings) {
     this.dataSource = dataSource;
     this.store = store;
     this.time = time;
     this.retention = new LinkedHashMap<>();
-    retention.put("completed", completed);
-    retention.put("cancelled", cancelled);
-    retention.put("discarded", discarded);
-    this.batchSize = batchSize;
-    this.archive = archive;
+    retention.put("completed", settings.completed());
+    retention.put("cancelled", settings.cancelled());
+    retention.put("discarded", settings.discarded());
+    this.batchSize = settings.batchSize();
+    this.archive = settings.expired() == Expired.ARCHIVED;
   }
 
   @Override

@@ -43,15 +43,35 @@ public final class PeriodicEnqueuer implements MaintenanceService {
   /** Most runs of one schedule enqueued in one pass; the rest follow in the next. */
   public static final int MAX_RUNS_PER_PASS = 1_000;
 
+  /**
+   * When a periodic job runs.
+   *
+   * @param expression the cron expression, as stored with the schedule's state
+   * @param executionTime its due times
+   * @param zone the zone they are in
+   */
+  public record Cron(String expression, ExecutionTime executionTime, ZoneId zone) {}
+
   /** One periodic job, resolved: its schedule and the job each run enqueues. */
   public record Schedule(
       String name,
-      String expression,
-      ExecutionTime executionTime,
-      ZoneId zone,
+      Cron cron,
       MissedRuns missedRuns,
       Duration lateTolerance,
-      EnqueueStore.NewJob template) {}
+      EnqueueStore.NewJob template) {
+
+    String expression() {
+      return cron.expression();
+    }
+
+    ExecutionTime executionTime() {
+      return cron.executionTime();
+    }
+
+    ZoneId zone() {
+      return cron.zone();
+    }
+  }
 
   /** The runs of one pass: which due times to enqueue, and where the schedule then stands. */
   record Plan(List<Instant> fire, Instant handledUpTo) {}

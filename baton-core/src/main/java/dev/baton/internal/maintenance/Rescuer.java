@@ -4,7 +4,7 @@ import dev.baton.internal.TimeSource;
 import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
-import dev.baton.internal.executor.NodeCounters;
+import dev.baton.internal.held.NodeCounters;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -76,6 +76,15 @@ public final class Rescuer implements MaintenanceService {
    */
   public record GoneNodes(ClusterStore store, String selfId, Duration grace) {}
 
+  /**
+   * What a rescuer rescues.
+   *
+   * @param batchSize the most rows one statement rescues
+   * @param maxRescues the rescue at which a job is discarded instead
+   * @param goneNodes how gone nodes are found; null: expired leases only
+   */
+  public record Settings(int batchSize, int maxRescues, GoneNodes goneNodes) {}
+
   /** A rescuer of expired leases only. */
   public Rescuer(
       DataSource dataSource,
@@ -88,30 +97,26 @@ public final class Rescuer implements MaintenanceService {
         store,
         counters,
         time,
-        batchSize,
-        dev.baton.BatonConfig.DEFAULT_MAX_RESCUES,
-        null);
+        new Settings(batchSize, dev.baton.BatonConfig.DEFAULT_MAX_RESCUES, null));
   }
 
   /**
-   * A rescuer of expired leases and, with {@code goneNodes}, of the jobs of gone nodes, which
-   * discards a job at its {@code maxRescues}-th rescue.
+   * A rescuer of expired leases and, with {@link Settings#goneNodes()}, of the jobs of gone nodes,
+   * which discards a job at its {@link Settings#maxRescues()}-th rescue.
    */
   public Rescuer(
       DataSource dataSource,
       MaintenanceStore store,
       NodeCounters counters,
       TimeSource time,
-      int batchSize,
-      int maxRescues,
-      GoneNodes goneNodes) {
-    this.maxRescues = maxRescues;
+      Settings settings) {
+    this.maxRescues = settings.maxRescues();
     this.dataSource = dataSource;
     this.store = store;
     this.counters = counters;
     this.time = time;
-    this.batchSize = batchSize;
-    this.goneNodes = goneNodes;
+    this.batchSize = settings.batchSize();
+    this.goneNodes = settings.goneNodes();
   }
 
   @Override

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not public API.
  */
-public final class Notifier {
+public final class Notifier implements dev.baton.internal.Service {
   private static final Logger log = LoggerFactory.getLogger(Notifier.class);
   // At most a second between reconnects, so wake-ups resume soon after the database is back.
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
@@ -62,12 +62,14 @@ public final class Notifier {
    * Reports connection losses to {@code outage}, shared with the client's other services, so an
    * outage is logged once; call before {@link #start()}. Returns this.
    */
+  @Override
   public Notifier reportingTo(dev.baton.internal.Outage outage) {
     this.outage = outage;
     return this;
   }
 
   /** Starts listening. */
+  @Override
   public void start() {
     state.start(
         () -> {
@@ -85,6 +87,7 @@ public final class Notifier {
   }
 
   /** Stops listening and waits up to {@code timeout} for the thread to end. */
+  @Override
   public void stop(Duration timeout) throws InterruptedException {
     if (!state.stop(() -> running = false)) {
       return;

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not public API.
  */
-public final class Poller {
+public final class Poller implements dev.baton.internal.Service {
   private static final Logger log = LoggerFactory.getLogger(Poller.class);
 
   private final DataSource dataSource;
@@ -53,6 +53,7 @@ public final class Poller {
   }
 
   /** Starts polling; the first poll comes one interval from now. */
+  @Override
   public void start() {
     state.start(
         () -> {
@@ -73,6 +74,7 @@ public final class Poller {
   }
 
   /** Stops polling and waits up to {@code timeout} for the thread to end. */
+  @Override
   public void stop(Duration timeout) throws InterruptedException {
     if (!state.stop(
         () -> {

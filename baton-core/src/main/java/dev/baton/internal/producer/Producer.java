@@ -3,13 +3,14 @@ package dev.baton.internal.producer;
 import dev.baton.internal.RepeatingFailure;
 import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
-import dev.baton.internal.executor.HeldJobs;
 import dev.baton.internal.executor.JobExecutor;
-import dev.baton.internal.executor.NodeCounters;
-import dev.baton.internal.executor.RunningJob;
-import dev.baton.internal.executor.StopReason;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
+import dev.baton.internal.held.RunningJob;
+import dev.baton.internal.held.StopReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not public API.
  */
-public final class Producer {
+public final class Producer implements dev.baton.internal.Service {
   private static final Logger log = LoggerFactory.getLogger(Producer.class);
 
   /**
@@ -48,27 +50,63 @@ public final class Producer {
   static final int CLAIM_STREAMS = 2;
 
   /**
+   * Who claims and for how long: what every claim statement of a producer binds besides its queue
+   * and limit.
+   *
+   * @param nodeId the claiming node
+   * @param lease how long a claim holds a job before it must be extended
+   * @param timeoutKinds the kinds whose handlers have a timeout of their own
+   * @param timeoutMillis those timeouts, in the order of {@code timeoutKinds}
+   * @param defaultTimeout the timeout of every other kind
+   */
+  public record Claim(
+      String nodeId,
+      Duration lease,
+      String[] timeoutKinds,
+      Long[] timeoutMillis,
+      Duration defaultTimeout) {}
+
+  /** How deep a producer claims ahead of its free slots. */
+  public enum Depth {
+    /** Follows the measured claim round trip and handler run time ({@link #depth()}). */
+    ADAPTIVE,
+    /** Exactly the prefetch, while the queue has a backlog. */
+    FIXED
+  }
+
+  /**
+   * How many jobs a producer claims ahead of its free slots.
+   *
+   * @param jobs with {@link Depth#ADAPTIVE}, the most jobs each claim stream holds beyond the free
+   *     slots ({@link dev.baton.BatonConfig#ADAPTIVE_PREFETCH_LIMIT}); with {@link Depth#FIXED},
+   *     exactly how many it claims ahead while the queue has a backlog
+   * @param depth whether the claim depth follows the measured claim round trip and handler run
+   *     time, as it does unless {@code prefetch(n)} fixed it
+   */
+  public record Prefetch(int jobs, Depth depth) {}
+
+  /**
    * What a producer needs to claim.
    *
    * @param retryDelay how long to wait after a failed claim before claiming again
-   * @param prefetch with {@code adaptivePrefetch}, the most jobs each claim stream holds beyond the
-   *     free slots ({@link dev.baton.BatonConfig#ADAPTIVE_PREFETCH_LIMIT}); without it, exactly how
-   *     many it claims ahead while the queue has a backlog
-   * @param adaptivePrefetch whether the claim depth follows the measured claim round trip and
-   *     handler run time ({@link #depth()}), as it does unless {@code prefetch(n)} fixed it
+   * @param completionBatchSize the most completions a claim writes with it
    */
   public record Settings(
       String queue,
       int concurrency,
-      String nodeId,
-      Duration lease,
+      Claim claim,
       Duration retryDelay,
-      String[] timeoutKinds,
-      Long[] timeoutMillis,
-      Duration defaultTimeout,
       int completionBatchSize,
-      int prefetch,
-      boolean adaptivePrefetch) {}
+      Prefetch prefetch) {
+
+    Duration lease() {
+      return claim.lease();
+    }
+
+    boolean adaptivePrefetch() {
+      return prefetch.depth() == Depth.ADAPTIVE;
+    }
+  }
 
   private final DataSource dataSource;
   private final HolderStore store;
@@ -121,15 +159,13 @@ public final class Producer {
       HolderStore store,
       JobExecutor executor,
       Completer completer,
-      HeldJobs held,
-      NodeCounters counters,
       Settings settings) {
     this.dataSource = dataSource;
     this.store = store;
     this.executor = executor;
     this.completer = completer;
-    this.held = held;
-    this.counters = counters;
+    this.held = executor.held();
+    this.counters = executor.counters();
     this.settings = settings;
     this.claimFailures =
         new RepeatingFailure(log, "cannot claim jobs of queue " + settings.queue());
@@ -145,6 +181,7 @@ public final class Producer {
    * Reports connection losses to {@code outage}, shared with the client's other services, so an
    * outage is logged once; call before {@link #start()}. Returns this.
    */
+  @Override
   public Producer reportingTo(dev.baton.internal.Outage outage) {
     this.outage = outage;
     return this;
@@ -161,6 +198,7 @@ public final class Producer {
   }
 
   /** Starts claiming, with a first claim at once. */
+  @Override
   public void start() {
     state.start(
         () -> {
@@ -193,6 +231,7 @@ public final class Producer {
    * Stops claiming and waits up to {@code timeout} for the claim loop to end; running jobs are not
    * touched.
    */
+  @Override
   public void stop(Duration timeout) throws InterruptedException {
     if (!state.stop(this::requestStop)) {
       return;
@@ -215,12 +254,41 @@ public final class Producer {
   }
 
   /**
+   * Claim on enqueue: runs {@code insert}, an enqueue that claims the job it inserts with the claim
+   * it is given when nothing waits ahead of the job, in a slot reserved for it, and runs the job it
+   * claimed in that slot. Returns the insert's result, or null, running nothing, when the producer
+   * is not running, holds claimed jobs waiting for slots (a backlog, which the insert would not
+   * overtake anyway), or has no slot free. The slot is given back when the insert claimed nothing
+   * or failed; its exception is rethrown.
+   */
+  public EnqueueStore.EnqueuedClaim enqueueClaiming(
+      Function<HolderStore.ClaimParams, EnqueueStore.EnqueuedClaim> insert) {
+    if (!tryReserve()) {
+      return null;
+    }
+    long claimedAt = System.nanoTime();
+    EnqueueStore.EnqueuedClaim r;
+    try {
+      r = insert.apply(claimParams(1));
+    } catch (RuntimeException e) {
+      unreserve();
+      throw e;
+    }
+    if (r.claimed() != null) {
+      startReserved(r.claimed(), claimedAt);
+    } else {
+      unreserve();
+    }
+    return r;
+  }
+
+  /**
    * Reserves a slot for a job to be claimed in its own insert (claim on enqueue), or returns false:
    * when the producer is not running, holds claimed jobs waiting for slots (a backlog, which the
    * insert would not overtake anyway), or has no slot free. A true return must be followed by
    * {@link #startReserved} or {@link #unreserve}.
    */
-  public boolean tryReserve() {
+  private boolean tryReserve() {
     if (!running || buffered.get() > 0) {
       return false;
     }
@@ -239,19 +307,19 @@ public final class Producer {
   }
 
   /** The parameters a claim of up to {@code limit} jobs of this queue binds. */
-  public HolderStore.ClaimParams claimParams(int limit) {
+  private HolderStore.ClaimParams claimParams(int limit) {
     return new HolderStore.ClaimParams(
         settings.queue(),
         limit,
-        settings.nodeId(),
-        settings.lease(),
-        settings.timeoutKinds(),
-        settings.timeoutMillis(),
-        settings.defaultTimeout());
+        settings.claim().nodeId(),
+        settings.claim().lease(),
+        settings.claim().timeoutKinds(),
+        settings.claim().timeoutMillis(),
+        settings.claim().defaultTimeout());
   }
 
   /** Gives a reserved slot back unused: the job was not claimed in its insert. */
-  public void unreserve() {
+  private void unreserve() {
     try {
       inFlight.decrementAndGet();
       wake();
@@ -265,7 +333,7 @@ public final class Producer {
    * System#nanoTime()} taken before the insert. If the producer stopped meanwhile, the job is
    * handed back to the queue instead (available, attempt given back, fence-checked).
    */
-  public void startReserved(ClaimedJob job, long claimedAt) {
+  private void startReserved(ClaimedJob job, long claimedAt) {
     try {
       RunningJob rj = new RunningJob(job, this::release, claimedAt, settings.lease());
       held.add(rj);
@@ -330,7 +398,7 @@ public final class Producer {
    */
   int depth() {
     if (!settings.adaptivePrefetch()) {
-      return settings.prefetch();
+      return settings.prefetch().jobs();
     }
     long job = handlerNanos;
     long rtt = claimNanos;
@@ -340,7 +408,7 @@ public final class Producer {
     long slots = settings.concurrency();
     long roundTrips = 2 * slots * rtt / job;
     long quarterLease = slots * (settings.lease().toNanos() / 4) / job;
-    return (int) Math.min(settings.prefetch(), Math.min(roundTrips, quarterLease));
+    return (int) Math.min(settings.prefetch().jobs(), Math.min(roundTrips, quarterLease));
   }
 
   /**

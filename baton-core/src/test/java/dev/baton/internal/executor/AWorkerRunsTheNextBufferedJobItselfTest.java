@@ -10,6 +10,8 @@ import dev.baton.internal.completer.Completer;
 import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.held.HeldJobs;
+import dev.baton.internal.held.NodeCounters;
 import dev.baton.internal.producer.Producer;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
@@ -56,13 +58,17 @@ class AWorkerRunsTheNextBufferedJobItselfTest {
           };
       ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
       Completer completer =
-          new Completer(f.dataSource(), store, held, counters, 100, 1_000, Duration.ofMillis(2));
+          new Completer(
+              f.dataSource(),
+              store,
+              held,
+              counters,
+              new Completer.Settings(100, 1_000, Duration.ofMillis(2)));
       String kind = JobArgs.kindOf(Tick.class);
       JobExecutor executor =
           new JobExecutor(
-              f.dataSource(),
-              store,
-              new AdminStore(schema),
+              new JobExecutor.Wiring(
+                  f.dataSource(), store, new AdminStore(schema), held, counters, completer),
               new ObjectMapper(),
               Map.of(
                   kind,
@@ -81,9 +87,6 @@ class AWorkerRunsTheNextBufferedJobItselfTest {
                         }
                       },
                       null)),
-              completer,
-              held,
-              counters,
               workers,
               timer,
               new JobExecutor.Settings(
@@ -100,20 +103,18 @@ class AWorkerRunsTheNextBufferedJobItselfTest {
               store,
               executor,
               completer,
-              held,
-              counters,
               new Producer.Settings(
                   "default",
                   1,
-                  "node",
-                  Duration.ofSeconds(30),
+                  new Producer.Claim(
+                      "node",
+                      Duration.ofSeconds(30),
+                      new String[0],
+                      new Long[0],
+                      Duration.ofMinutes(1)),
                   Duration.ofMillis(50),
-                  new String[0],
-                  new Long[0],
-                  Duration.ofMinutes(1),
                   100,
-                  50,
-                  false));
+                  new Producer.Prefetch(50, Producer.Depth.FIXED)));
       completer.start();
       producer.start();
       try {

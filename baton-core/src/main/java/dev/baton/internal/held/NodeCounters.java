@@ -1,4 +1,4 @@
-package dev.baton.internal.executor;
+package dev.baton.internal.held;
 
 import java.util.concurrent.atomic.LongAdder;
 

@@ -1,4 +1,4 @@
-package dev.baton.internal.executor;
+package dev.baton.internal.held;
 
 /** Why a running handler was told to stop. Not public API. */
 public enum StopReason {

@@ -1,4 +1,4 @@
-package dev.baton.internal.executor;
+package dev.baton.internal.held;
 
 import dev.baton.internal.db.ClaimedJob;
 import java.time.Duration;
@@ -22,7 +22,7 @@ public final class RunningJob {
   private final Consumer<RunningJob> releaseSlot;
   private final ReentrantLock lock = new ReentrantLock();
   private Thread thread;
-  private BatchRun batch; // the batch call this job is part of, while it runs in one
+  private BatchCall batch; // the batch call this job is part of, while it runs in one
   private StopReason stopReason;
   private volatile boolean handlerDone;
   private volatile boolean started;
@@ -108,7 +108,8 @@ public final class RunningJob {
     }
   }
 
-  void attach(Thread t) {
+  /** The executor runs the handler on {@code t}: a stop from now on interrupts {@code t}. */
+  public void attach(Thread t) {
     lock.lock();
     try {
       started = true;
@@ -122,7 +123,7 @@ public final class RunningJob {
   }
 
   /** As {@link #attach}, for a job of the batch call {@code run} on {@code t}. */
-  void attach(Thread t, BatchRun run) {
+  public void attach(Thread t, BatchCall run) {
     lock.lock();
     try {
       started = true;
@@ -136,7 +137,8 @@ public final class RunningJob {
     }
   }
 
-  void detach() {
+  /** The handler has returned: a stop from now on interrupts no thread. */
+  public void detach() {
     lock.lock();
     try {
       thread = null;
@@ -166,11 +168,13 @@ public final class RunningJob {
     return completedInTransaction;
   }
 
-  void markCompletedInTransaction() {
+  /** Records that the handler completed the job in its own transaction. */
+  public void markCompletedInTransaction() {
     completedInTransaction = true;
   }
 
-  void markHandlerDone() {
+  /** Records that the handler has returned. */
+  public void markHandlerDone() {
     handlerDone = true;
   }
 
@@ -187,7 +191,8 @@ public final class RunningJob {
     return startedAtNanos;
   }
 
-  void startedAtNanos(long nanos) {
+  /** Records when the handler is about to be called ({@link System#nanoTime()}). */
+  public void startedAtNanos(long nanos) {
     this.startedAtNanos = nanos;
   }
 
@@ -198,11 +203,12 @@ public final class RunningJob {
   }
 
   /** The attempt's deadline on the local monotonic clock ({@link System#nanoTime()}). */
-  long deadlineNanos() {
+  public long deadlineNanos() {
     return deadlineNanos;
   }
 
-  void deadlineNanos(long nanos) {
+  /** Sets the attempt's deadline on the local monotonic clock. */
+  public void deadlineNanos(long nanos) {
     this.deadlineNanos = nanos;
   }
 
@@ -217,20 +223,22 @@ public final class RunningJob {
   }
 
   /** Puts the handler under its deadline: a sweep past it stops the job as timed out. */
-  void startTimeout() {
+  public void startTimeout() {
     timed = true;
   }
 
   /** Whether the handler runs under its deadline (started, not yet returned). */
-  boolean timed() {
+  public boolean timed() {
     return timed;
   }
 
-  void cancelTimeout() {
+  /** Takes the handler out from under its deadline: it has returned. */
+  public void cancelTimeout() {
     timed = false;
   }
 
-  void releaseSlot() {
+  /** Gives this job's producer slot back. */
+  public void releaseSlot() {
     releaseSlot.accept(this);
   }
 }

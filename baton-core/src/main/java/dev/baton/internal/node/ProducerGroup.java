@@ -1,0 +1,51 @@
+package dev.baton.internal.node;
+
+import dev.baton.internal.Outage;
+import dev.baton.internal.Service;
+import dev.baton.internal.producer.Producer;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A node's producers, one per queue, started and stopped as one service: a stop tells every one of
+ * them to stop claiming before it waits for any, so no queue claims on while another's producer is
+ * awaited. Not public API.
+ */
+final class ProducerGroup implements Service {
+  private final List<Producer> producers;
+
+  ProducerGroup(List<Producer> producers) {
+    this.producers = producers;
+  }
+
+  @Override
+  public ProducerGroup reportingTo(Outage outage) {
+    producers.forEach(p -> p.reportingTo(outage));
+    return this;
+  }
+
+  @Override
+  public void start() {
+    producers.forEach(Producer::start);
+  }
+
+  /** Stops every producer, waiting up to {@code timeout} for each. */
+  @Override
+  public void stop(Duration timeout) throws InterruptedException {
+    producers.forEach(Producer::requestStop);
+    boolean interrupted = false;
+    for (Producer p : producers) {
+      while (true) {
+        try {
+          p.stop(timeout);
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      throw new InterruptedException("interrupted while stopping the producers");
+    }
+  }
+}
