@@ -48,18 +48,19 @@ public final class PeriodicJob {
       Cron cron,
       JobArgs args,
       EnqueueOptions options,
-      ZoneId zone,
-      MissedRuns missedRuns,
-      Duration lateTolerance) {
+      Timing timing) {
     this.name = name;
     this.expression = expression;
     this.cron = cron;
     this.args = args;
     this.options = options;
-    this.zone = zone;
-    this.missedRuns = missedRuns;
-    this.lateTolerance = lateTolerance;
+    this.zone = timing.zone();
+    this.missedRuns = timing.missedRuns();
+    this.lateTolerance = timing.lateTolerance();
   }
+
+  /** When due times are evaluated and how late or missed ones are treated. */
+  private record Timing(ZoneId zone, MissedRuns missedRuns, Duration lateTolerance) {}
 
   /**
    * A periodic job {@code name} that enqueues {@code args} on {@code cron}, with default options,
@@ -80,9 +81,7 @@ public final class PeriodicJob {
         parse(name, cron),
         args,
         EnqueueOptions.defaults(),
-        ZoneOffset.UTC,
-        MissedRuns.CATCH_UP_ONCE,
-        DEFAULT_LATE_TOLERANCE);
+        new Timing(ZoneOffset.UTC, MissedRuns.CATCH_UP_ONCE, DEFAULT_LATE_TOLERANCE));
   }
 
   private static Cron parse(String name, String expression) {
@@ -134,7 +133,8 @@ public final class PeriodicJob {
       throw new InvalidConfigException(
           "run-at of periodic job " + name, "unset (the schedule sets it)", options.runAt());
     }
-    return new PeriodicJob(name, expression, cron, args, options, zone, missedRuns, lateTolerance);
+    return new PeriodicJob(
+        name, expression, cron, args, options, new Timing(zone, missedRuns, lateTolerance));
   }
 
   /** The same job evaluated in {@code zone}. */
@@ -145,9 +145,7 @@ public final class PeriodicJob {
         cron,
         args,
         options,
-        Objects.requireNonNull(zone, "zone"),
-        missedRuns,
-        lateTolerance);
+        new Timing(Objects.requireNonNull(zone, "zone"), missedRuns, lateTolerance));
   }
 
   /** The same job with policy {@code missed} for runs missed while no leader was up. */
@@ -158,9 +156,7 @@ public final class PeriodicJob {
         cron,
         args,
         options,
-        zone,
-        Objects.requireNonNull(missed, "missedRuns"),
-        lateTolerance);
+        new Timing(zone, Objects.requireNonNull(missed, "missedRuns"), lateTolerance));
   }
 
   /** The same job with due times up to {@code tolerance} late running normally (1 s..1 day). */
@@ -171,7 +167,8 @@ public final class PeriodicJob {
       throw new InvalidConfigException(
           "late tolerance of periodic job " + name, "between 1 s and 1 day", tolerance);
     }
-    return new PeriodicJob(name, expression, cron, args, options, zone, missedRuns, tolerance);
+    return new PeriodicJob(
+        name, expression, cron, args, options, new Timing(zone, missedRuns, tolerance));
   }
 
   /** The name, unique per cluster. */
