@@ -360,7 +360,7 @@ public final class Baton implements AutoCloseable {
    * @throws IllegalStateException if this client is started (its producers work the same jobs)
    */
   List<JobRun> drain(String queue, Instant now, int maxRuns) {
-    requireQueueName(queue);
+    QueueConfig.requireValidName(queue);
     Objects.requireNonNull(now, "now");
     if (maxRuns < 1) {
       throw new IllegalArgumentException("drain maxRuns must be at least 1, got " + maxRuns);
@@ -428,15 +428,6 @@ public final class Baton implements AutoCloseable {
   /** Whether this client leads the cluster now (and so runs maintenance). */
   public boolean isLeader() {
     return node.leading();
-  }
-
-  private static void requireQueueName(String queue) {
-    if (!QueueConfig.isValidName(queue)) {
-      throw new InvalidConfigException(
-          "queue name",
-          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
-          queue);
-    }
   }
 
   // ---------------------------------------------------------------- lifecycle

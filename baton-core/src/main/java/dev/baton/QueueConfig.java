@@ -18,12 +18,7 @@ public record QueueConfig(String name, int concurrency) {
 
   /** Validates name and concurrency. */
   public QueueConfig {
-    if (!isValidName(name)) {
-      throw new InvalidConfigException(
-          "queue name",
-          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
-          name);
-    }
+    requireValidName(name);
     if (concurrency < 1 || concurrency > 10_000) {
       throw new InvalidConfigException(
           "concurrency of queue \"" + name + "\"", "1..10000", concurrency);
@@ -33,5 +28,20 @@ public record QueueConfig(String name, int concurrency) {
   /** Whether {@code name} is a valid queue name. */
   public static boolean isValidName(String name) {
     return name != null && NAME.matcher(name).matches();
+  }
+
+  /**
+   * Returns {@code name} if it is a valid queue name.
+   *
+   * @throws InvalidConfigException naming what a queue name must be, if it is not one
+   */
+  public static String requireValidName(String name) {
+    if (!isValidName(name)) {
+      throw new InvalidConfigException(
+          "queue name",
+          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
+          name);
+    }
+    return name;
   }
 }

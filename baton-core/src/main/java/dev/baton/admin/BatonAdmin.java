@@ -204,7 +204,7 @@ public final class BatonAdmin {
    * @throws InvalidConfigException if {@code queue} is not a valid queue name
    */
   public void pause(String queue, String by) {
-    requireQueueName(queue);
+    QueueConfig.requireValidName(queue);
     cluster.pause(dataSource, queue, by);
     log.info("queue {} paused by node {}", queue, by);
   }
@@ -218,7 +218,7 @@ public final class BatonAdmin {
    * @throws InvalidConfigException if {@code queue} is not a valid queue name
    */
   public boolean resume(String queue, String by) {
-    requireQueueName(queue);
+    QueueConfig.requireValidName(queue);
     boolean resumed = cluster.resume(dataSource, queue);
     if (resumed) {
       log.info("queue {} resumed by node {}", queue, by);
@@ -285,14 +285,5 @@ public final class BatonAdmin {
    */
   public List<PeriodicAdmin.PeriodicInfo> periodic(Map<String, ZoneId> zones) {
     return periodic.list(zones);
-  }
-
-  private static void requireQueueName(String queue) {
-    if (!QueueConfig.isValidName(queue)) {
-      throw new InvalidConfigException(
-          "queue name",
-          "1-64 characters of letters, digits and _ - ., starting with a letter or digit",
-          queue);
-    }
   }
 }
