@@ -436,7 +436,9 @@ public final class Baton implements AutoCloseable {
    * Starts working this client's queues: checks the schema is migrated, then starts the notifier,
    * the cluster (and maintenance, while this node leads), the heartbeater, completer, producers and
    * poller; {@link #stop(Duration)} stops them in the reverse order. A client without handlers or
-   * queues starts nothing but the check. Returns when running; a second call does nothing.
+   * queues starts nothing but the check. Returns when running, once each queue's first claim (of
+   * the jobs that waited while no producer ran) has returned, or after 5 s; a second call does
+   * nothing.
    *
    * @throws SchemaNotMigratedException if the tables are missing or too old
    * @throws SchemaTooNewException if the tables are at a version newer than this library knows

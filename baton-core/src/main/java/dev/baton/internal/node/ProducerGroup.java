@@ -5,6 +5,7 @@ import dev.baton.internal.Service;
 import dev.baton.internal.producer.Producer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A node's producers, one per queue, started and stopped as one service: a stop tells every one of
@@ -12,6 +13,8 @@ import java.util.List;
  * awaited. Not public API.
  */
 final class ProducerGroup implements Service {
+  private static final int FIRST_CLAIM_WAIT_SECONDS = 5;
+
   private final List<Producer> producers;
 
   ProducerGroup(List<Producer> producers) {
@@ -24,9 +27,22 @@ final class ProducerGroup implements Service {
     return this;
   }
 
+  /**
+   * Starts every producer, then waits up to {@value #FIRST_CLAIM_WAIT_SECONDS} s for each one's
+   * claim of what waited while none ran, so that a node's start returns with its backlog claimed
+   * and a job enqueued after the start finds the older ones already taken or still ahead of it.
+   */
   @Override
   public void start() {
     producers.forEach(Producer::start);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(FIRST_CLAIM_WAIT_SECONDS);
+    try {
+      for (Producer p : producers) {
+        p.awaitFirstClaim(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Stops every producer, waiting up to {@code timeout} for each. */

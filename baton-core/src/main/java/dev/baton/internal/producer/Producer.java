@@ -14,6 +14,8 @@ import dev.baton.internal.held.StopReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -133,6 +135,8 @@ public final class Producer implements dev.baton.internal.Service {
   // been sent before what woke us (a resume, an enqueue), so the other stream claims once more
   // when its statement returns instead of sleeping on a short claim.
   private final AtomicBoolean claimAgain = new AtomicBoolean();
+  // Counted down when the first claim pass at start ends, however it ends.
+  private final CountDownLatch firstPass = new CountDownLatch(1);
   // The adaptive depth's two measurements (System.nanoTime spans, 0 until measured): moving
   // averages of a claim statement's round trip and of a handler's run time. Updated by several
   // threads without a lock; a lost update only delays the average.
@@ -456,28 +460,42 @@ public final class Producer implements dev.baton.internal.Service {
 
   private void claimLoop() {
     Duration backoff = Duration.ZERO;
-    while (running) {
-      try {
-        // Without a backoff, wait for a wake-up however long: the node's Poller wakes this
-        // producer when its queue has jobs that a lost notification left waiting.
-        awaitWake(backoff);
-        if (!running) {
+    try {
+      while (running) {
+        try {
+          // Without a backoff, wait for a wake-up however long: the node's Poller wakes this
+          // producer when its queue has jobs that a lost notification left waiting.
+          awaitWake(backoff);
+          if (!running) {
+            return;
+          }
+          fill();
+          outage.answered();
+          backoff = Duration.ZERO;
+        } catch (InterruptedException e) {
           return;
-        }
-        fill();
-        outage.answered();
-        backoff = Duration.ZERO;
-      } catch (InterruptedException e) {
-        return;
-      } catch (RuntimeException e) {
-        backoff = settings.retryDelay();
-        // A connection loss is the outage's to report (once); any other failure is logged once,
-        // then at a bounded rate.
-        if (!outage.failed("claiming jobs of queue " + settings.queue(), e)) {
-          claimFailures.failed(e, backoff);
+        } catch (RuntimeException e) {
+          backoff = settings.retryDelay();
+          // A connection loss is the outage's to report (once); any other failure is logged
+          // once, then at a bounded rate.
+          if (!outage.failed("claiming jobs of queue " + settings.queue(), e)) {
+            claimFailures.failed(e, backoff);
+          }
+        } finally {
+          firstPass.countDown();
         }
       }
+    } finally {
+      firstPass.countDown();
     }
+  }
+
+  /**
+   * Waits up to {@code timeout} until the claim made at start (of what waited while no producer
+   * ran) has returned or failed, or claiming stopped. Returns whether it did.
+   */
+  public boolean awaitFirstClaim(Duration timeout) throws InterruptedException {
+    return firstPass.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   private void fill() {
