@@ -152,6 +152,9 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
                   server.close();
                   pool.close();
                   stopped.countDown();
+                  // A stop asked for by SIGTERM or SIGINT is a clean one: exit 0, not 128 + the
+                  // signal, as the worker does.
+                  Runtime.getRuntime().halt(BatonCli.OK);
                 },
                 "baton-dashboard-stop"));
     if (!address.isLoopbackAddress() && auth == null) {
