@@ -101,7 +101,9 @@ public final class Dashboard {
     if (anonymous == Anonymous.REFUSED_BEYOND_LOOPBACK && !isLoopback(address)) {
       throw new IllegalStateException(
           "cannot serve the dashboard on "
-              + address
+              + address.getHostString()
+              + ":"
+              + address.getPort()
               + " without authentication: anyone who reaches it could act on jobs; set"
               + " Dashboard.Builder.auth, or call Dashboard.Builder.allowAnonymous() to serve it"
               + " to anyone anyway");

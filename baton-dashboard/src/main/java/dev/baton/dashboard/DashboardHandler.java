@@ -295,9 +295,7 @@ final class DashboardHandler implements HttpHandler {
       throw new BadRequest(403, "cross-site request refused");
     }
     String origin = r.header("Origin");
-    if (origin != null
-        && !sameOrigin(origin, r.header("Host"))
-        && !allowedOrigins.contains(origin(origin))) {
+    if (origin != null && !sameOrigin(origin, r.header("Host")) && !allowed(origin)) {
       throw new BadRequest(
           403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
     }
@@ -319,6 +317,11 @@ final class DashboardHandler implements HttpHandler {
               + CSRF_HEADER
               + " header)");
     }
+  }
+
+  private boolean allowed(String origin) {
+    String normal = origin(origin);
+    return normal != null && allowedOrigins.contains(normal);
   }
 
   private static boolean sameOrigin(String origin, String host) {
