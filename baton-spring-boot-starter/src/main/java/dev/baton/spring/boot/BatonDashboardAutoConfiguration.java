@@ -171,13 +171,13 @@ public class BatonDashboardAutoConfiguration {
     }
     try {
       b.allowedOrigins(p.getAllowedOrigins());
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException notAnOrigin) {
       throw new InvalidBatonPropertyException(
           "baton.dashboard.allowed-origins",
           "origins such as https://ops.example.com: a scheme (http or https), a host and an"
               + " optional port, without a path",
           p.getAllowedOrigins(),
-          e);
+          null);
     }
     return b.build();
   }
