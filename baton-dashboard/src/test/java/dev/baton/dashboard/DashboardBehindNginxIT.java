@@ -29,10 +29,11 @@ import org.junit.jupiter.api.Test;
  * nginx's own upstream address as {@code Host}: so a browser's {@code Origin} (nginx's address)
  * differs from the {@code Host} the dashboard sees. With nginx's address among the dashboard's
  * allowed origins, pages, assets, redirects and every action work through the proxy, and a foreign
- * origin is still refused; without it, every action is refused. nginx runs as a non-root process
- * (as root, the test drops to {@code nobody} with {@code setpriv}) on loopback, with its own
- * config, prefix, pid and logs in a temp dir, in the foreground as a single process; it is stopped
- * after the class and no process of it is left behind.
+ * origin is still refused; without it, every action is refused, unless nginx passes the browser's
+ * {@code Host} on. nginx runs as a non-root process (as root, the test drops to {@code nobody} with
+ * {@code setpriv}) on loopback, with its own config, prefix, pid and logs in a temp dir, in the
+ * foreground as a single process; it is stopped after the class and no process of it is left
+ * behind.
  */
 class DashboardBehindNginxIT {
   private static final String NGINX = "/usr/sbin/nginx";
@@ -47,6 +48,7 @@ class DashboardBehindNginxIT {
   private static Process nginx;
   private static URI proxied;
   private static URI proxiedPlain;
+  private static URI proxiedWithHost;
 
   @BeforeAll
   static void start() throws Exception {
@@ -61,8 +63,10 @@ class DashboardBehindNginxIT {
     f = new Fixture();
     int port = freePort();
     int plainPort = freePort();
+    int hostPort = freePort();
     proxied = URI.create("http://127.0.0.1:" + port + "/");
     proxiedPlain = URI.create("http://127.0.0.1:" + plainPort + "/");
+    proxiedWithHost = URI.create("http://127.0.0.1:" + hostPort + "/");
     allowing =
         Dashboard.builder(f.reader(), f.dataSource())
             .allowedOrigins(List.of("http://127.0.0.1:" + port))
@@ -77,7 +81,7 @@ class DashboardBehindNginxIT {
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
     Files.writeString(
         dir.resolve("nginx.conf"),
-        config(port, allowing.address().getPort(), plainPort, plain.address().getPort()));
+        config(port, allowing.address().getPort(), plainPort, plain.address().getPort(), hostPort));
     startNginx();
   }
 
@@ -206,6 +210,17 @@ class DashboardBehindNginxIT {
     assertThat(Seed.state(f, id)).isEqualTo("discarded");
   }
 
+  @Test
+  void aProxyThatPassesTheBrowsersHostOnNeedsNoAllowedOrigin() throws Exception {
+    long id = Seed.discarded(f, "host-passed", "{}");
+    WebClient web = browser(proxiedWithHost, proxiedWithHost);
+    HttpResponse<String> r = web.postForm("/jobs/" + id + "/retry", "csrf=" + web.token());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(303);
+    assertThat(Seed.state(f, id)).isEqualTo("available");
+    WebClient evil = browser(proxiedWithHost, URI.create(FOREIGN + "/"));
+    assertThat(evil.post("/api/queues/host-passed/pause").statusCode()).isEqualTo(403);
+  }
+
   /** A browser on a page of {@code origin}, talking to the dashboard at {@code root}. */
   private static WebClient browser(URI root, URI origin) {
     String o = origin.getScheme() + "://" + origin.getRawAuthority();
@@ -214,7 +229,8 @@ class DashboardBehindNginxIT {
 
   // nginx's defaults for proxy_pass: Host becomes the upstream's address, Location headers pass
   // unchanged unless they name the upstream.
-  private static String config(int port, int upstream, int plainPort, int plainUpstream) {
+  private static String config(
+      int port, int upstream, int plainPort, int plainUpstream, int hostPort) {
     return """
         daemon off;
         master_process off;
@@ -236,9 +252,16 @@ class DashboardBehindNginxIT {
             listen 127.0.0.1:%4$d;
             location / { proxy_pass http://127.0.0.1:%5$d; }
           }
+          server {
+            listen 127.0.0.1:%6$d;
+            location / {
+              proxy_pass http://127.0.0.1:%5$d;
+              proxy_set_header Host $http_host;
+            }
+          }
         }
         """
-        .formatted(dir, port, upstream, plainPort, plainUpstream);
+        .formatted(dir, port, upstream, plainPort, plainUpstream, hostPort);
   }
 
   private static void startNginx() throws IOException {
