@@ -209,7 +209,7 @@ public final class BatonCli implements Callable<Integer> {
    * or writes jobs: an older one lacks columns a statement names, a newer one may mean something
    * else by them.
    */
-  private void requireLatestSchema() {
+  void requireLatestSchema() {
     if (!schemaChecked) {
       new Migrator(dataSource(), schema).requireLatest();
       schemaChecked = true;

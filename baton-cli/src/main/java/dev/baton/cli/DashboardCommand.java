@@ -9,6 +9,8 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -17,7 +19,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code baton dashboard}: serves the web dashboard of the schema until SIGTERM or SIGINT. Binds
  * 127.0.0.1 unless told otherwise; a token or basic credentials (options or environment) turn
- * authentication on.
+ * authentication on, and a wider address without them is refused unless {@code --allow-anonymous}
+ * says so. Checks the database and the schema before it listens, so that a wrong URL or an
+ * unmigrated schema fails the command rather than every page.
  */
 @Command(
     name = "dashboard",
@@ -32,7 +36,10 @@ import picocli.CommandLine.Option;
           + DashboardCommand.ENV_TOKEN
           + ": requests carry 'Authorization: Bearer TOKEN') or --basic-auth USER:PASSWORD (or $"
           + DashboardCommand.ENV_BASIC
-          + "), and put TLS in front.",
+          + "), and put TLS in front; without either, an address beyond loopback is refused"
+          + " unless --allow-anonymous is given.",
+      "Behind a reverse proxy that passes on its own Host (nginx's default), give the address"
+          + " users reach it at with --allowed-origin so that actions are not refused.",
       "Example: baton dashboard --port 7070 --read-only"
     })
 final class DashboardCommand extends BaseCommand implements Callable<Integer> {
@@ -70,6 +77,21 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
   @Option(names = "--read-only", description = "Show everything, change nothing")
   boolean readOnly;
 
+  @Option(
+      names = "--allow-anonymous",
+      description =
+          "Serve without authentication on an address beyond loopback, where it is refused"
+              + " otherwise: anyone who reaches it may act on jobs")
+  boolean allowAnonymous;
+
+  @Option(
+      names = "--allowed-origin",
+      paramLabel = "ORIGIN",
+      description =
+          "An origin besides the dashboard's own that may send actions, e.g."
+              + " https://ops.example.com: the address of a reverse proxy in front; repeatable")
+  List<String> allowedOrigins = new ArrayList<>();
+
   @Override
   public Integer call() throws InterruptedException {
     if (port < 0 || port > 65_535) {
@@ -82,14 +104,37 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
       throw new UsageException("--bind must be an address of this machine, got '" + bind + "'");
     }
     DashboardAuth auth = auth();
+    if (auth == null && !allowAnonymous && !address.isLoopbackAddress()) {
+      throw new UsageException(
+          "cannot serve the dashboard on "
+              + bind
+              + " without authentication: anyone who reaches it could act on jobs; give --token"
+              + " or --basic-auth (or $"
+              + ENV_TOKEN
+              + " or $"
+              + ENV_BASIC
+              + "), or --allow-anonymous to serve it to anyone anyway");
+    }
     BatonCli root = root();
+    // Before listening: a database that cannot be reached or a schema at another version fails
+    // the command here, once, instead of every page later.
+    root.requireLatestSchema();
     HikariDataSource pool = root.pool(4);
     Dashboard.Builder builder =
         Dashboard.builder(new BatonAdmin(pool, root.schema()))
             .pausedBy(Database.operatorId())
             .auth(auth == null ? DashboardAuth.none() : auth);
+    try {
+      builder.allowedOrigins(allowedOrigins);
+    } catch (IllegalArgumentException e) {
+      pool.close();
+      throw new UsageException(e.getMessage().replace("allowed origin", "--allowed-origin"));
+    }
     if (readOnly) {
       builder.readOnly();
+    }
+    if (allowAnonymous) {
+      builder.allowAnonymous();
     }
     DashboardServer server;
     try {
@@ -107,6 +152,9 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
                   server.close();
                   pool.close();
                   stopped.countDown();
+                  // A stop asked for by SIGTERM or SIGINT is a clean one: exit 0, not 128 + the
+                  // signal, as the worker does.
+                  Runtime.getRuntime().halt(BatonCli.OK);
                 },
                 "baton-dashboard-stop"));
     if (!address.isLoopbackAddress() && auth == null) {
@@ -115,8 +163,8 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
           .println(
               "warning: the dashboard listens on "
                   + bind
-                  + " without authentication; anyone who reaches it can act on jobs (use --token"
-                  + " or --basic-auth)");
+                  + " without authentication (--allow-anonymous); anyone who reaches it can act"
+                  + " on jobs");
     }
     out()
         .println(

@@ -58,6 +58,12 @@ final class WorkerProcess implements AutoCloseable {
 
   /** Starts {@code baton worker <args>} with {@code classPath}, with the test JVM's java. */
   static WorkerProcess start(List<String> classPath, List<String> args) throws IOException {
+    return start(classPath, "worker", args);
+  }
+
+  /** Starts {@code baton <command> <args>} with {@code classPath}, with the test JVM's java. */
+  static WorkerProcess start(List<String> classPath, String command, List<String> args)
+      throws IOException {
     String java =
         ProcessHandle.current()
             .info()
@@ -70,7 +76,7 @@ final class WorkerProcess implements AutoCloseable {
     cmd.add("-cp");
     cmd.add(String.join(File.pathSeparator, classPath));
     cmd.add(BatonCli.class.getName());
-    cmd.add("worker");
+    cmd.add(command);
     cmd.addAll(args);
     Path err = Files.createTempFile("baton-worker-", ".stderr");
     Process p =

@@ -7,7 +7,10 @@ import dev.baton.admin.BatonAdmin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,9 +48,13 @@ public final class Dashboard {
   public static final int DEFAULT_THREADS = 8;
 
   private final DashboardHandler handler;
+  private final Anonymous anonymous;
 
   private Dashboard(Builder b) {
-    this.handler = new DashboardHandler(new Views(b.admin, b.pausedBy), b.auth, b.readOnly);
+    this.handler =
+        new DashboardHandler(
+            new Views(b.admin, b.pausedBy), b.auth, b.readOnly, Set.copyOf(b.allowedOrigins));
+    this.anonymous = b.auth instanceof NoAuth ? b.anonymous : Anonymous.NOT_ANONYMOUS;
   }
 
   /**
@@ -80,12 +87,27 @@ public final class Dashboard {
 
   /**
    * Serves the dashboard at {@code address} (port 0 picks a free one) on a JDK HTTP server of its
-   * own, with {@value #DEFAULT_THREADS} request threads named {@code baton-dashboard-N}.
+   * own, with {@value #DEFAULT_THREADS} request threads named {@code baton-dashboard-N}. Without
+   * authentication ({@link DashboardAuth#none()}, the default) it serves only a loopback address
+   * unless {@link Builder#allowAnonymous()} was called: anyone who reaches a wider address could
+   * act on jobs.
    *
+   * @throws IllegalStateException if {@code address} is not a loopback address and the dashboard
+   *     has no authentication and was not allowed anonymous access
    * @throws UncheckedIOException if the address cannot be bound
    */
   public DashboardServer serve(InetSocketAddress address) {
     Objects.requireNonNull(address, "address");
+    if (anonymous == Anonymous.REFUSED_BEYOND_LOOPBACK && !isLoopback(address)) {
+      throw new IllegalStateException(
+          "cannot serve the dashboard on "
+              + address.getHostString()
+              + ":"
+              + address.getPort()
+              + " without authentication: anyone who reaches it could act on jobs; set"
+              + " Dashboard.Builder.auth, or call Dashboard.Builder.allowAnonymous() to serve it"
+              + " to anyone anyway");
+    }
     HttpServer server;
     try {
       server = HttpServer.create(address, 64);
@@ -107,12 +129,26 @@ public final class Dashboard {
     return new DashboardServer(server, executor);
   }
 
+  /** Whether {@code address} is a loopback one (an unresolved name is not). */
+  static boolean isLoopback(InetSocketAddress address) {
+    return address.getAddress() != null && address.getAddress().isLoopbackAddress();
+  }
+
+  /** Whether a dashboard without authentication may serve beyond loopback. */
+  private enum Anonymous {
+    REFUSED_BEYOND_LOOPBACK,
+    ALLOWED,
+    NOT_ANONYMOUS
+  }
+
   /** Settings of a {@link Dashboard}. */
   public static final class Builder {
     private final BatonAdmin admin;
     private String pausedBy;
     private DashboardAuth auth = DashboardAuth.none();
     private boolean readOnly;
+    private Anonymous anonymous = Anonymous.REFUSED_BEYOND_LOOPBACK;
+    private final Set<String> allowedOrigins = new LinkedHashSet<>();
 
     private Builder(BatonAdmin admin, String pausedBy) {
       this.admin = admin;
@@ -138,6 +174,43 @@ public final class Dashboard {
     /** Shows everything and changes nothing: every action is refused with {@code 403}. */
     public Builder readOnly() {
       this.readOnly = true;
+      return this;
+    }
+
+    /**
+     * Lets {@link Dashboard#serve} serve a dashboard without authentication on an address beyond
+     * loopback (e.g. {@code 0.0.0.0}), where it refuses by default: for a network where everyone
+     * who can reach the port may act on jobs, or where something in front authenticates.
+     */
+    public Builder allowAnonymous() {
+      this.anonymous = Anonymous.ALLOWED;
+      return this;
+    }
+
+    /**
+     * Origins besides the dashboard's own from which a browser may send a change (an action's
+     * POST), e.g. {@code https://ops.example.com}: the address users reach the dashboard at through
+     * a reverse proxy that passes on another {@code Host} (nginx's default). A change whose {@code
+     * Origin} header is neither the request's {@code Host} nor one of these is refused with {@code
+     * 403}; the CSRF token is required either way. Default: none. Each is a scheme ({@code http} or
+     * {@code https}), a host and an optional port, without a path; compared without case and
+     * without the scheme's default port.
+     *
+     * @throws IllegalArgumentException if one is not such an origin
+     */
+    public Builder allowedOrigins(Collection<String> origins) {
+      Objects.requireNonNull(origins, "origins");
+      for (String o : origins) {
+        String normal = DashboardHandler.origin(Objects.requireNonNull(o, "origin"));
+        if (normal == null) {
+          throw new IllegalArgumentException(
+              "invalid allowed origin: expected a scheme (http or https), a host and an optional"
+                  + " port without a path, e.g. https://ops.example.com:8443, got \""
+                  + o
+                  + "\"");
+        }
+        allowedOrigins.add(normal);
+      }
       return this;
     }
 

@@ -36,19 +36,13 @@ public interface DashboardAuth {
    */
   String challenge();
 
-  /** Everyone is allowed: for a dashboard bound to 127.0.0.1, or behind a proxy that checks. */
+  /**
+   * Everyone is allowed: for a dashboard bound to 127.0.0.1, or behind a proxy that checks. {@link
+   * Dashboard#serve} refuses to serve it beyond loopback unless {@link
+   * Dashboard.Builder#allowAnonymous()} says so.
+   */
   static DashboardAuth none() {
-    return new DashboardAuth() {
-      @Override
-      public boolean allows(HttpExchange exchange) {
-        return true;
-      }
-
-      @Override
-      public String challenge() {
-        return "";
-      }
-    };
+    return NoAuth.INSTANCE;
   }
 
   /**

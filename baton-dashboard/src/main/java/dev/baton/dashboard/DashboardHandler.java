@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -25,6 +26,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -58,13 +60,15 @@ final class DashboardHandler implements HttpHandler {
   private final Views views;
   private final DashboardAuth auth;
   private final boolean readOnly;
+  private final Set<String> allowedOrigins;
   private final ObjectMapper json;
   private final SecureRandom random = new SecureRandom();
 
-  DashboardHandler(Views views, DashboardAuth auth, boolean readOnly) {
+  DashboardHandler(Views views, DashboardAuth auth, boolean readOnly, Set<String> allowedOrigins) {
     this.views = views;
     this.auth = auth;
     this.readOnly = readOnly;
+    this.allowedOrigins = allowedOrigins;
     this.json =
         new ObjectMapper()
             .registerModule(new JavaTimeModule())
@@ -278,8 +282,9 @@ final class DashboardHandler implements HttpHandler {
   /**
    * A change must come from this dashboard's own pages (or a script that copies the cookie into the
    * header): read-only refuses all; a browser's cross-site request is refused by its Origin (and
-   * Sec-Fetch-Site); and the request must repeat the cookie's CSRF token in the form field or
-   * header, which another site can neither read nor set.
+   * Sec-Fetch-Site) unless it is the request's Host or an allowed origin (the address of a proxy in
+   * front); and the request must repeat the cookie's CSRF token in the form field or header, which
+   * another site can neither read nor set.
    */
   private void checkChange(Request r) {
     if (readOnly) {
@@ -290,7 +295,7 @@ final class DashboardHandler implements HttpHandler {
       throw new BadRequest(403, "cross-site request refused");
     }
     String origin = r.header("Origin");
-    if (origin != null && !sameOrigin(origin, r.header("Host"))) {
+    if (origin != null && !sameOrigin(origin, r.header("Host")) && !allowed(origin)) {
       throw new BadRequest(
           403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
     }
@@ -314,6 +319,11 @@ final class DashboardHandler implements HttpHandler {
     }
   }
 
+  private boolean allowed(String origin) {
+    String normal = origin(origin);
+    return normal != null && allowedOrigins.contains(normal);
+  }
+
   private static boolean sameOrigin(String origin, String host) {
     if (host == null) {
       return false;
@@ -325,6 +335,36 @@ final class DashboardHandler implements HttpHandler {
     } catch (IllegalArgumentException e) {
       return false;
     }
+  }
+
+  /**
+   * {@code origin} as {@code scheme://host[:port]} in lower case without the scheme's default port,
+   * or null when it is not an http or https origin (a path, a query, user info or {@code null}).
+   */
+  static String origin(String origin) {
+    URI u;
+    try {
+      u = new URI(origin.strip());
+    } catch (URISyntaxException e) {
+      return null;
+    }
+    String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+    int defaultPort =
+        switch (scheme) {
+          case "http" -> 80;
+          case "https" -> 443;
+          default -> 0;
+        };
+    if (defaultPort == 0
+        || u.getHost() == null
+        || u.getRawUserInfo() != null
+        || !(u.getRawPath() == null || u.getRawPath().isEmpty())
+        || u.getRawQuery() != null
+        || u.getRawFragment() != null) {
+      return null;
+    }
+    int port = u.getPort() == defaultPort ? -1 : u.getPort();
+    return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + (port == -1 ? "" : ":" + port);
   }
 
   /** The browser's CSRF token: its cookie's, or a new one set on this answer. */

@@ -26,6 +26,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -39,7 +40,8 @@ import org.springframework.util.StringUtils;
  *   <li>on a port of its own ({@code baton.dashboard.port}, default 7070, bound to {@code
  *       baton.dashboard.bind}, default 127.0.0.1) from the context's start-up until it closes, with
  *       a bearer token ({@code baton.dashboard.token}) or basic auth ({@code
- *       baton.dashboard.username} and {@code password}); or
+ *       baton.dashboard.username} and {@code password}); without either, a bind beyond loopback
+ *       fails start-up unless {@code baton.dashboard.allow-anonymous=true}; or
  *   <li>with {@code baton.dashboard.path} set, as a servlet on the application's own server at that
  *       path, behind the application's security (Spring Security's filter chain applies to it as to
  *       any URL): the dashboard wants an authenticated user in {@code baton.dashboard.role}.
@@ -81,9 +83,22 @@ public class BatonDashboardAutoConfiguration {
             "baton.dashboard.port", "a port number 0..65535", p.getPort(), null);
       }
       DashboardAuth auth = appAuth.getIfAvailable();
-      DashboardServer server =
-          dashboard(baton, admin, dataSource, p, auth != null ? auth : ownPortAuth(p))
-              .serve(new InetSocketAddress(p.getBind(), p.getPort()));
+      if (auth == null) {
+        auth = ownPortAuth(p);
+      }
+      InetSocketAddress address = new InetSocketAddress(p.getBind(), p.getPort());
+      boolean loopback = address.getAddress() != null && address.getAddress().isLoopbackAddress();
+      if (auth == DashboardAuth.none() && !loopback && !p.isAllowAnonymous()) {
+        throw new InvalidBatonPropertyException(
+            "baton.dashboard.bind",
+            "a loopback address such as 127.0.0.1 while the dashboard has no authentication (anyone"
+                + " who reaches it could act on jobs); set baton.dashboard.token, or"
+                + " baton.dashboard.username and password, or a DashboardAuth bean; or set"
+                + " baton.dashboard.allow-anonymous=true to serve it to anyone anyway",
+            p.getBind(),
+            null);
+      }
+      DashboardServer server = dashboard(baton, admin, dataSource, p, auth).serve(address);
       log.info("Baton dashboard at {}", server.uri());
       return server;
     }
@@ -103,12 +118,13 @@ public class BatonDashboardAutoConfiguration {
         ObjectProvider<BatonAdmin> admin,
         DataSource dataSource,
         BatonProperties properties,
-        ObjectProvider<DashboardAuth> appAuth) {
+        ObjectProvider<DashboardAuth> appAuth,
+        ResourceLoader resourceLoader) {
       BatonProperties.Dashboard p = properties.getDashboard();
       String path = validPath(p.getPath());
       DashboardAuth auth = appAuth.getIfAvailable();
       if (auth == null) {
-        auth = appPortAuth(p);
+        auth = appPortAuth(p, resourceLoader.getClassLoader());
       }
       ServletRegistrationBean<DashboardServlet> servlet =
           new ServletRegistrationBean<>(
@@ -150,6 +166,19 @@ public class BatonDashboardAutoConfiguration {
     if (p.isReadOnly()) {
       b.readOnly();
     }
+    if (p.isAllowAnonymous()) {
+      b.allowAnonymous();
+    }
+    try {
+      b.allowedOrigins(p.getAllowedOrigins());
+    } catch (IllegalArgumentException notAnOrigin) {
+      throw new InvalidBatonPropertyException(
+          "baton.dashboard.allowed-origins",
+          "origins such as https://ops.example.com: a scheme (http or https), a host and an"
+              + " optional port, without a path",
+          p.getAllowedOrigins(),
+          null);
+    }
     return b.build();
   }
 
@@ -170,7 +199,7 @@ public class BatonDashboardAutoConfiguration {
    * one is set. Without Spring Security nothing would set a principal and every request would be
    * refused, so that fails start-up instead.
    */
-  private static DashboardAuth appPortAuth(BatonProperties.Dashboard p) {
+  private static DashboardAuth appPortAuth(BatonProperties.Dashboard p, ClassLoader classLoader) {
     for (String[] own :
         new String[][] {
           {"baton.dashboard.token", p.getToken()},
@@ -188,8 +217,8 @@ public class BatonDashboardAutoConfiguration {
             null);
       }
     }
-    if (!ClassUtils.isPresent(
-        SPRING_SECURITY, BatonDashboardAutoConfiguration.class.getClassLoader())) {
+    // The application's class loader, as its own auto-configuration sees it.
+    if (!ClassUtils.isPresent(SPRING_SECURITY, classLoader)) {
       throw new InvalidBatonPropertyException(
           PATH,
           "Spring Security (spring-boot-starter-security) on the classpath to authenticate the"

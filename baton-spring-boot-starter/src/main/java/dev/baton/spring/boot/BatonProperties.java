@@ -288,9 +288,10 @@ public class BatonProperties {
    * The Baton dashboard, when baton-dashboard is on the classpath and {@code enabled} is true:
    * served on a port of its own while the context runs, or with {@code path} on the application's
    * own servlet server at that path. On its own port auth is a bearer token or basic credentials
-   * (not both); without either, anyone who can reach the port may use it. At a path the
-   * application's security authenticates (Spring Security) and the dashboard wants an authenticated
-   * user in {@code role}. A {@code DashboardAuth} bean replaces either.
+   * (not both); without either it serves only a loopback address unless {@code allow-anonymous} is
+   * true, and then anyone who can reach the port may use it. At a path the application's security
+   * authenticates (Spring Security) and the dashboard wants an authenticated user in {@code role}.
+   * A {@code DashboardAuth} bean replaces either.
    */
   public static class Dashboard {
     /** Whether the dashboard is served; needs baton-dashboard on the classpath. */
@@ -329,6 +330,22 @@ public class BatonProperties {
 
     /** Password of HTTP basic auth (with username). */
     private String password;
+
+    /**
+     * Whether the dashboard on its own port may serve without authentication on an address beyond
+     * loopback (bind 0.0.0.0, say), where start-up fails otherwise: anyone who reaches the port may
+     * then act on jobs. Not used at path, nor with a token, basic credentials or a DashboardAuth
+     * bean.
+     */
+    private boolean allowAnonymous = false;
+
+    /**
+     * Origins besides the dashboard's own from which a browser may send an action, e.g.
+     * https://ops.example.com: the address users reach the dashboard at through a reverse proxy
+     * that passes on another Host header (nginx's default). Each a scheme (http or https), a host
+     * and an optional port, without a path; default none.
+     */
+    private List<String> allowedOrigins = new ArrayList<>();
 
     /** Whether the dashboard is served. */
     public boolean isEnabled() {
@@ -418,6 +435,26 @@ public class BatonProperties {
     /** Sets the password of basic auth. */
     public void setPassword(String password) {
       this.password = password;
+    }
+
+    /** Whether the dashboard may serve without authentication beyond loopback. */
+    public boolean isAllowAnonymous() {
+      return allowAnonymous;
+    }
+
+    /** Sets whether the dashboard may serve without authentication beyond loopback. */
+    public void setAllowAnonymous(boolean allowAnonymous) {
+      this.allowAnonymous = allowAnonymous;
+    }
+
+    /** Origins besides the dashboard's own that may send actions. */
+    public List<String> getAllowedOrigins() {
+      return allowedOrigins;
+    }
+
+    /** Sets the origins besides the dashboard's own that may send actions. */
+    public void setAllowedOrigins(List<String> allowedOrigins) {
+      this.allowedOrigins = allowedOrigins;
     }
   }
 
