@@ -62,6 +62,9 @@ public final class JobExecutor {
   private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
   private static final int MAX_TRACE_CHARS = 4_000;
 
+  /** The logger of failed attempts and discarded jobs (docs/operations/monitoring.md). */
+  static final String FAILURES_LOGGER = "dev.baton.failures";
+
   private static final String ROLLED_BACK =
       "the handler completed the job in its transaction and returned, but that transaction did not"
           + " commit";
@@ -99,6 +102,9 @@ public final class JobExecutor {
   private final Settings settings;
   private final Map<String, Batcher> batchers; // by kind, for the kinds of batch handlers
   private final AtomicInteger active = new AtomicInteger();
+  private final ScheduledExecutorService timer;
+  private final FailureLog failureLog =
+      new FailureLog(LoggerFactory.getLogger(FAILURES_LOGGER), System::nanoTime);
   private static final ThreadLocal<RunningJob> CURRENT = new ThreadLocal<>();
   private static final ThreadLocal<List<RunningJob>> CURRENT_BATCH = new ThreadLocal<>();
   // The worker state of the calling thread, set while it runs jobs of this executor.
@@ -161,6 +167,7 @@ public final class JobExecutor {
     this.held = wiring.held();
     this.counters = wiring.counters();
     this.workers = workers;
+    this.timer = timer;
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
     this.holding =
@@ -597,6 +604,7 @@ public final class JobExecutor {
       }
       Finish finish = finishOrPlainFailure(rj, outcome, stop);
       LongAdder counter = counterFor(finish, stop, outcome);
+      logFailure(job, finish, outcome);
       if (log.isDebugEnabled()) {
         log.debug("job {} (kind {}) finished as {}", job.id(), job.kind(), finish.state());
       }
@@ -714,10 +722,12 @@ public final class JobExecutor {
               });
       Check check = new Check(false, now);
       LongAdder counter = null;
+      Finish failed = null;
+      Outcome ended = outcome;
       if (now != null && "running".equals(now.state()) && now.fence() == job.fence()) {
         // Not committed (or still open: the fenced write below waits for it). Only now is the
         // retry policy asked, so a committed completion never calls it.
-        Outcome ended =
+        ended =
             outcome.kind == Kind.SUCCESS
                 ? Outcome.failed(
                     "transaction_rolled_back",
@@ -725,6 +735,7 @@ public final class JobExecutor {
                     new BatonException("job " + job.id() + ": " + ROLLED_BACK))
                 : outcome;
         Finish finish = finishOrPlainFailure(rj, ended, stop);
+        failed = finish;
         counter = counterFor(finish, stop, ended);
         check =
             Db.inTransaction(
@@ -740,6 +751,7 @@ public final class JobExecutor {
       JobRow after = check.after();
       if (check.failed()) {
         counter.increment();
+        logFailure(job, failed, ended);
       } else if (after == null
           ? store.deletesCompleted() // the running row is gone: its completion deleted it
           : "completed".equals(after.state()) && after.fence() == job.fence()) {
@@ -770,6 +782,39 @@ public final class JobExecutor {
           e);
     } finally {
       held.remove(rj);
+    }
+  }
+
+  /**
+   * Logs a finish that ends a failed attempt (retryable or discarded) on {@link #FAILURES_LOGGER},
+   * within the per-kind limit of {@link FailureLog}.
+   */
+  private void logFailure(ClaimedJob job, Finish finish, Outcome outcome) {
+    boolean discarded = "discarded".equals(finish.state());
+    if (!discarded && !"retryable".equals(finish.state())) {
+      return;
+    }
+    FailureLog.Failure f =
+        new FailureLog.Failure(
+            job.id(),
+            job.kind(),
+            job.queue(),
+            job.attempt(),
+            job.maxAttempts(),
+            discarded,
+            finish.delayMillis(),
+            outcome.errorClass,
+            capped(outcome.message),
+            outcome.traced ? outcome.cause : null);
+    try {
+      if (failureLog.failed(f)) {
+        timer.schedule(
+            failureLog::flushEnded,
+            FailureLog.WINDOW.toMillis() + 100,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+    } catch (RuntimeException e) {
+      // the timer is stopped (the node is stopping) or the log failed: the row has the error
     }
   }
 

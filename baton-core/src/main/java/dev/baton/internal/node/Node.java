@@ -460,6 +460,7 @@ public final class Node {
   public boolean stop(Duration timeout) {
     boolean interrupted = false;
     List<RunningJob> caller = JobExecutor.currentJobs();
+    long handedBackBefore = counters.handedBack.sum();
     try {
       for (int i = started.size() - 1; i >= serving; i--) {
         interrupted |= stop(started.get(i));
@@ -492,6 +493,13 @@ public final class Node {
         } else {
           workers.shutdown(); // do not interrupt the calling handler's own thread
         }
+      }
+      long handedBack = counters.handedBack.sum() - handedBackBefore;
+      if (handedBack > 0) {
+        log.info(
+            "handed back {} jobs at stop: they are available again for any node, the attempt not"
+                + " counted",
+            handedBack);
       }
     }
     return interrupted;
