@@ -21,6 +21,7 @@ import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.db.StatsStore;
 import dev.baton.internal.executor.Drainer;
 import dev.baton.internal.executor.HandlerEntry;
 import dev.baton.internal.executor.JobExecutor;
@@ -384,12 +385,19 @@ public final class Node {
     }
     List<String> worked = handlers.isEmpty() ? List.of() : List.copyOf(config.queues().keySet());
     ClusterStore.NodeRow self = NodeRegistry.describe(config.nodeId(), worked);
-    return new Cluster(
-        elector,
+    NodeRegistry registry =
         new NodeRegistry(
-            dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time),
-        config.nodeHeartbeatInterval(),
-        services);
+            dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time);
+    if (!handlers.isEmpty()) {
+      registry.afterBeat(
+          new StrandedJobs(
+              dataSource,
+              new StatsStore(schema),
+              List.copyOf(handlers.keySet()),
+              worked,
+              config.nodeTtl()));
+    }
+    return new Cluster(elector, registry, config.nodeHeartbeatInterval(), services);
   }
 
   /**
