@@ -27,18 +27,30 @@ final class FailureLog {
   /** Discarded job ids named in a summary line: 10. */
   static final int IDS_PER_SUMMARY = 10;
 
-  /** A failed attempt to log: {@code cause} may be null (a label such as invalid_args). */
+  /** The attempt that failed. */
+  record Attempt(long id, String kind, String queue, int attempt, int maxAttempts) {}
+
+  /**
+   * A failed attempt to log.
+   *
+   * @param retryInMillis the delay before the retry; null when the job was discarded
+   * @param error the recorded error: the exception class, or a label such as invalid_args
+   * @param cause what the handler threw, or null (a label, or an exception a logger cannot print)
+   */
   record Failure(
-      long id,
-      String kind,
-      String queue,
-      int attempt,
-      int maxAttempts,
-      boolean discarded,
-      Long retryInMillis,
-      String error,
-      String message,
-      Throwable cause) {}
+      Attempt attempt, Long retryInMillis, String error, String message, Throwable cause) {
+    boolean discarded() {
+      return retryInMillis == null;
+    }
+
+    long id() {
+      return attempt.id();
+    }
+
+    String kind() {
+      return attempt.kind();
+    }
+  }
 
   private final Logger log;
   private final LongSupplier nanos;
@@ -160,11 +172,11 @@ final class FailureLog {
             + " (kind "
             + f.kind()
             + ", queue "
-            + f.queue()
+            + f.attempt().queue()
             + ") failed attempt "
-            + f.attempt()
+            + f.attempt().attempt()
             + " of "
-            + f.maxAttempts()
+            + f.attempt().maxAttempts()
             + " with "
             + f.error()
             + (f.message() == null ? "" : ": " + f.message());

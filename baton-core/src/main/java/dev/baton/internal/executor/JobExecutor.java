@@ -62,7 +62,7 @@ public final class JobExecutor {
   private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
   private static final int MAX_TRACE_CHARS = 4_000;
 
-  /** The logger of failed attempts and discarded jobs (docs/operations/monitoring.md). */
+  /** The logger of failed attempts and discarded jobs (docs/operations/logging.md). */
   static final String FAILURES_LOGGER = "dev.baton.failures";
 
   private static final String ROLLED_BACK =
@@ -604,7 +604,7 @@ public final class JobExecutor {
       }
       Finish finish = finishOrPlainFailure(rj, outcome, stop);
       LongAdder counter = counterFor(finish, stop, outcome);
-      logFailure(job, finish, outcome);
+      logFailure(job, finish, outcome, stop);
       if (log.isDebugEnabled()) {
         log.debug("job {} (kind {}) finished as {}", job.id(), job.kind(), finish.state());
       }
@@ -674,7 +674,7 @@ public final class JobExecutor {
               + " and was interrupted"
               + (outcome.message == null ? "" : " (" + outcome.message + ")");
     }
-    String err = error(job, errorClass, message, outcome.traced ? outcome.cause : null);
+    String err = error(job, errorClass, message, outcome.traced);
     if (outcome.kind == Kind.DISCARD || job.attempt() >= job.maxAttempts()) {
       return Finish.discarded(job.id(), job.fence(), err);
     }
@@ -751,7 +751,7 @@ public final class JobExecutor {
       JobRow after = check.after();
       if (check.failed()) {
         counter.increment();
-        logFailure(job, failed, ended);
+        logFailure(job, failed, ended, stop);
       } else if (after == null
           ? store.deletesCompleted() // the running row is gone: its completion deleted it
           : "completed".equals(after.state()) && after.fence() == job.fence()) {
@@ -789,23 +789,22 @@ public final class JobExecutor {
    * Logs a finish that ends a failed attempt (retryable or discarded) on {@link #FAILURES_LOGGER},
    * within the per-kind limit of {@link FailureLog}.
    */
-  private void logFailure(ClaimedJob job, Finish finish, Outcome outcome) {
+  private void logFailure(ClaimedJob job, Finish finish, Outcome outcome, StopReason stop) {
     boolean discarded = "discarded".equals(finish.state());
     if (!discarded && !"retryable".equals(finish.state())) {
       return;
     }
     FailureLog.Failure f =
         new FailureLog.Failure(
-            job.id(),
-            job.kind(),
-            job.queue(),
-            job.attempt(),
-            job.maxAttempts(),
-            discarded,
-            finish.delayMillis(),
-            outcome.errorClass,
-            capped(outcome.message),
-            outcome.traced ? outcome.cause : null);
+            new FailureLog.Attempt(
+                job.id(), job.kind(), job.queue(), job.attempt(), job.maxAttempts()),
+            discarded ? null : finish.delayMillis(),
+            stop == StopReason.TIMED_OUT ? "timeout" : outcome.errorClass,
+            stop == StopReason.TIMED_OUT
+                ? "timed out and was interrupted"
+                    + (outcome.message == null ? "" : " (" + capped(outcome.message) + ")")
+                : capped(outcome.message),
+            outcome.traced != null && printable(outcome.traced) ? outcome.traced : null);
     try {
       if (failureLog.failed(f)) {
         timer.schedule(
@@ -815,6 +814,16 @@ public final class JobExecutor {
       }
     } catch (RuntimeException e) {
       // the timer is stopped (the node is stopping) or the log failed: the row has the error
+    }
+  }
+
+  /** Whether a logger can print {@code t} (its message can be read); the row has it either way. */
+  private static boolean printable(Throwable t) {
+    try {
+      t.toString();
+      return true;
+    } catch (RuntimeException | LinkageError e) {
+      return false;
     }
   }
 
@@ -983,7 +992,7 @@ public final class JobExecutor {
     final String errorClass;
     final String message;
     final Throwable cause; // what the retry policy is called with
-    final boolean traced; // whether the cause's stack trace is recorded
+    final Throwable traced; // whose stack trace is recorded: the cause, or null for a label
     final Duration delay;
 
     private Outcome(
@@ -991,7 +1000,7 @@ public final class JobExecutor {
         String errorClass,
         String message,
         Throwable cause,
-        boolean traced,
+        Throwable traced,
         Duration delay) {
       this.kind = kind;
       this.errorClass = errorClass;
@@ -1002,29 +1011,29 @@ public final class JobExecutor {
     }
 
     static Outcome success() {
-      return new Outcome(Kind.SUCCESS, null, null, null, false, null);
+      return new Outcome(Kind.SUCCESS, null, null, null, null, null);
     }
 
     static Outcome snooze(Duration d) {
-      return new Outcome(Kind.SNOOZE, null, null, null, false, d);
+      return new Outcome(Kind.SNOOZE, null, null, null, null, d);
     }
 
     static Outcome cancelled(String reason) {
-      return new Outcome(Kind.CANCELLED, "cancelled", reason, null, false, null);
+      return new Outcome(Kind.CANCELLED, "cancelled", reason, null, null, null);
     }
 
     /** A failure under a label (no trace: {@code cause} only tells the retry policy why). */
     static Outcome failed(String errorClass, String message, Throwable cause) {
-      return new Outcome(Kind.FAILED, errorClass, message, cause, false, null);
+      return new Outcome(Kind.FAILED, errorClass, message, cause, null, null);
     }
 
     /** A failure that is {@code t}: its class, its message and its stack trace. */
     static Outcome failed(Throwable t) {
-      return new Outcome(Kind.FAILED, t.getClass().getName(), messageOf(t), t, true, null);
+      return new Outcome(Kind.FAILED, t.getClass().getName(), messageOf(t), t, t, null);
     }
 
     static Outcome discard(String errorClass, String message) {
-      return new Outcome(Kind.DISCARD, errorClass, message, null, false, null);
+      return new Outcome(Kind.DISCARD, errorClass, message, null, null, null);
     }
   }
 }

@@ -17,12 +17,7 @@ class FailureLogTest {
 
   private static FailureLog.Failure failure(long id, String kind, boolean discarded) {
     return new FailureLog.Failure(
-        id,
-        kind,
-        "default",
-        1,
-        discarded ? 1 : 20,
-        discarded,
+        new FailureLog.Attempt(id, kind, "default", 1, discarded ? 1 : 20),
         discarded ? null : 1_000L,
         "java.lang.IllegalStateException",
         "flood " + id,
