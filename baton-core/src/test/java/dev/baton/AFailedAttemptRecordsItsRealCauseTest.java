@@ -122,6 +122,42 @@ class AFailedAttemptRecordsItsRealCauseTest {
   }
 
   @Test
+  void aHandlerThatReturnsAfterItsTransactionRolledBackGivesThePolicyACauseNotNull() {
+    try (Fixture f = new Fixture()) {
+      f.execute("CREATE TABLE %s.effect (n int)");
+      SeenCauses policy = new SeenCauses();
+      Baton baton =
+          f.start(
+              f.config().queue("default", 1).retryPolicy(policy).build(),
+              b ->
+                  b.handler(
+                      Order.class,
+                      (ctx, args) -> {
+                        try (Connection c = f.dataSource().getConnection()) {
+                          c.setAutoCommit(false);
+                          insert(f, c, 1);
+                          ctx.completeIn(c);
+                          if (ctx.attempt() == 1) {
+                            c.rollback(); // and returns: nothing was thrown
+                          } else {
+                            c.commit();
+                          }
+                        }
+                      }));
+      long id = baton.enqueue(new Order(1)).job().id();
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.job(id).state() == JobState.COMPLETED);
+      assertThat(f.job(id).errors().get(0).error()).isEqualTo("transaction_rolled_back");
+      assertThat(policy.causes)
+          .singleElement()
+          .satisfies(
+              t ->
+                  assertThat(t)
+                      .isInstanceOf(BatonException.class)
+                      .hasMessageContaining("that transaction did not commit"));
+    }
+  }
+
+  @Test
   void aNulAndALoneSurrogateInAnErrorAreEscapedVisibly() {
     try (Fixture f = new Fixture()) {
       Baton baton =
