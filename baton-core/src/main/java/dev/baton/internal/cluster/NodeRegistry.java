@@ -20,6 +20,7 @@ public final class NodeRegistry {
   private final ClusterStore store;
   private final ClusterStore.NodeRow self;
   private final TimeSource time;
+  private volatile Runnable afterBeat = () -> {};
 
   /** The registry entry of {@code self}. */
   public NodeRegistry(
@@ -55,12 +56,21 @@ public final class NodeRegistry {
     store.register(dataSource, self, time.dbNow());
   }
 
+  /**
+   * Runs {@code check} after each heartbeat, on the same thread: a low-frequency look at the
+   * cluster that needs no thread of its own. It must not throw.
+   */
+  public void afterBeat(Runnable check) {
+    this.afterBeat = check;
+  }
+
   /** Refreshes this node's heartbeat; registers again if the row was pruned. */
   public void beat() {
     if (!store.beat(dataSource, self.id(), time.dbNow())) {
       log.info("node {} was pruned from the registry while alive; registering again", self.id());
       register();
     }
+    afterBeat.run();
   }
 
   /** Removes this node's row. */

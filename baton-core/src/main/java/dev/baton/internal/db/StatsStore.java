@@ -46,6 +46,45 @@ public final class StatsStore {
       FULL JOIN discarded d ON d.queue = s.queue
       ORDER BY 1""";
 
+  // Jobs of the given kinds waiting in queues that no live node works. The queues with available
+  // jobs come from a loose scan of job_claim_idx (one index probe per queue, however many jobs);
+  // of each queue no node with a fresh heartbeat lists, the first 1000 available jobs in claim
+  // order are read for their kinds, so the check costs a bounded read however long the queue.
+  private static final String STRANDED_KINDS =
+      """
+      WITH RECURSIVE queues(queue) AS (
+        (SELECT queue FROM ${schema}.job WHERE state = 'available' ORDER BY queue LIMIT 1)
+        UNION ALL
+        SELECT (SELECT j.queue FROM ${schema}.job j
+                WHERE j.state = 'available' AND j.queue > q.queue
+                ORDER BY j.queue LIMIT 1)
+        FROM queues q WHERE q.queue IS NOT NULL
+      )
+      SELECT q.queue, s.kind, count(*)
+      FROM queues q
+      CROSS JOIN LATERAL (
+        SELECT j.kind FROM ${schema}.job j
+        WHERE j.state = 'available' AND j.queue = q.queue
+        ORDER BY j.priority, j.scheduled_at, j.id
+        LIMIT 1000
+      ) s
+      WHERE q.queue IS NOT NULL
+        AND s.kind = ANY (?)
+        AND NOT EXISTS (
+          SELECT 1 FROM ${schema}.node n
+          WHERE q.queue = ANY (n.queues) AND n.heartbeat_at > now() - ? * interval '1 millisecond')
+      GROUP BY q.queue, s.kind
+      ORDER BY 1, 2""";
+
+  /**
+   * Jobs of some kinds waiting (available) in a queue that no live node works.
+   *
+   * @param queue the queue
+   * @param kind the kind
+   * @param seen how many of the queue's first 1000 available jobs are of the kind
+   */
+  public record StrandedKind(String queue, String kind, long seen) {}
+
   /** The figures of one queue, as of the read. */
   public record QueueStats(
       String queue,
@@ -82,11 +121,13 @@ public final class StatsStore {
 
   private final String queueStats;
   private final String queueStatsWithDiscarded;
+  private final String strandedKinds;
 
   /** A store for {@code schema}. */
   public StatsStore(SchemaName schema) {
     this.queueStats = schema.expand(QUEUE_STATS);
     this.queueStatsWithDiscarded = schema.expand(QUEUE_STATS_WITH_DISCARDED);
+    this.strandedKinds = schema.expand(STRANDED_KINDS);
   }
 
   /** The statement {@link #queueStatsWithDiscarded} runs (for tests that check its plan). */
@@ -156,6 +197,32 @@ public final class StatsStore {
                         rs.getLong(10),
                         rs.getLong(11),
                         rs.getDouble(12)));
+              }
+            }
+            return out;
+          }
+        });
+  }
+
+  /**
+   * The jobs of {@code kinds} available in queues that no node with a heartbeat newer than {@code
+   * nodeTtl} works, by queue and kind, in one autocommit statement that gives up after {@code
+   * timeout}.
+   */
+  public List<StrandedKind> strandedKinds(
+      DataSource ds, List<String> kinds, Duration nodeTtl, Duration timeout) {
+    return Db.inTransaction(
+        ds,
+        "cannot look for jobs waiting in queues no node works",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(strandedKinds)) {
+            ps.setQueryTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toSeconds())));
+            ps.setArray(1, c.createArrayOf("text", kinds.toArray()));
+            ps.setLong(2, nodeTtl.toMillis());
+            List<StrandedKind> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(new StrandedKind(rs.getString(1), rs.getString(2), rs.getLong(3)));
               }
             }
             return out;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.BatchJob;
+import dev.baton.BatonException;
 import dev.baton.CancelJob;
 import dev.baton.JobArgs;
 import dev.baton.JobContext;
@@ -61,6 +62,13 @@ public final class JobExecutor {
   private static final Logger log = LoggerFactory.getLogger(JobExecutor.class);
   private static final int MAX_TRACE_CHARS = 4_000;
 
+  /** The logger of failed attempts and discarded jobs (docs/operations/logging.md). */
+  static final String FAILURES_LOGGER = "dev.baton.failures";
+
+  private static final String ROLLED_BACK =
+      "the handler completed the job in its transaction and returned, but that transaction did not"
+          + " commit";
+
   /** The longest error message stored per attempt; a longer one is cut, saying its length. */
   static final int MAX_MESSAGE_CHARS = 4_000;
 
@@ -94,6 +102,9 @@ public final class JobExecutor {
   private final Settings settings;
   private final Map<String, Batcher> batchers; // by kind, for the kinds of batch handlers
   private final AtomicInteger active = new AtomicInteger();
+  private final ScheduledExecutorService timer;
+  private final FailureLog failureLog =
+      new FailureLog(LoggerFactory.getLogger(FAILURES_LOGGER), System::nanoTime);
   private static final ThreadLocal<RunningJob> CURRENT = new ThreadLocal<>();
   private static final ThreadLocal<List<RunningJob>> CURRENT_BATCH = new ThreadLocal<>();
   // The worker state of the calling thread, set while it runs jobs of this executor.
@@ -156,6 +167,7 @@ public final class JobExecutor {
     this.held = wiring.held();
     this.counters = wiring.counters();
     this.workers = workers;
+    this.timer = timer;
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
     this.holding =
@@ -304,8 +316,7 @@ public final class JobExecutor {
         }
       }
     } catch (Throwable unexpected) {
-      outcome =
-          Outcome.failed(unexpected.getClass().getName(), unexpected.getMessage(), unexpected);
+      outcome = Outcome.failed(unexpected);
     } finally {
       rj.cancelTimeout();
       rj.detach();
@@ -464,8 +475,7 @@ public final class JobExecutor {
         }
       }
     } catch (Throwable unexpected) {
-      Outcome failed =
-          Outcome.failed(unexpected.getClass().getName(), unexpected.getMessage(), unexpected);
+      Outcome failed = Outcome.failed(unexpected);
       for (int i = 0; i < outcomes.length; i++) {
         if (outcomes[i] == null) {
           outcomes[i] = failed;
@@ -509,7 +519,7 @@ public final class JobExecutor {
     if (t instanceof CancelJob c) {
       return Outcome.cancelled(c.getMessage());
     }
-    return Outcome.failed(t.getClass().getName(), t.getMessage(), t);
+    return Outcome.failed(t);
   }
 
   private static Outcome invalidArgs(HandlerEntry<?> entry, ClaimedJob job, Exception e) {
@@ -520,7 +530,7 @@ public final class JobExecutor {
             + " (kind "
             + job.kind()
             + "): "
-            + e.getMessage()
+            + messageOf(e)
             + "; discarded, as no retry can fix them");
   }
 
@@ -579,7 +589,7 @@ public final class JobExecutor {
       if (rj.completedInTransaction()) {
         // Whatever the handler did after completeIn, the row says whether its transaction
         // committed: check it rather than write an outcome that the fence would then refuse.
-        verifyTransactionalCompletion(rj);
+        verifyTransactionalCompletion(rj, outcome, stop);
         return;
       }
       if (stop == StopReason.LOST) {
@@ -592,23 +602,9 @@ public final class JobExecutor {
         held.remove(rj);
         return;
       }
-      Finish finish;
-      LongAdder counter;
-      try {
-        finish = finishFor(rj, outcome, stop);
-      } catch (RuntimeException e) {
-        // Never let an outcome that cannot be put into words strand the job: record a plain
-        // failure naming what the handler threw.
-        log.warn(
-            "cannot record the outcome of job {} as is; recording a plain failure", job.id(), e);
-        String cls = outcome.errorClass != null ? outcome.errorClass : outcome.kind.name();
-        String err = minimalError(job, cls, "the outcome could not be recorded: " + e);
-        finish =
-            job.attempt() >= job.maxAttempts()
-                ? Finish.discarded(job.id(), job.fence(), err)
-                : Finish.retryable(job.id(), job.fence(), 1_000L, err);
-      }
-      counter = counterFor(finish, stop, outcome);
+      Finish finish = finishOrPlainFailure(rj, outcome, stop);
+      LongAdder counter = counterFor(finish, stop, outcome);
+      logFailure(job, finish, outcome, stop);
       if (log.isDebugEnabled()) {
         log.debug("job {} (kind {}) finished as {}", job.id(), job.kind(), finish.state());
       }
@@ -629,6 +625,23 @@ public final class JobExecutor {
           w.releasing = false;
         }
       }
+    }
+  }
+
+  /** {@link #finishFor}, or a plain failure when the outcome cannot be put into words. */
+  private Finish finishOrPlainFailure(RunningJob rj, Outcome outcome, StopReason stop) {
+    try {
+      return finishFor(rj, outcome, stop);
+    } catch (RuntimeException e) {
+      // Never let an outcome that cannot be put into words strand the job: record a plain
+      // failure naming what the handler threw.
+      ClaimedJob job = rj.job();
+      log.warn("cannot record the outcome of job {} as is; recording a plain failure", job.id(), e);
+      String cls = outcome.errorClass != null ? outcome.errorClass : outcome.kind.name();
+      String err = minimalError(job, cls, "the outcome could not be recorded: " + e);
+      return job.attempt() >= job.maxAttempts()
+          ? Finish.discarded(job.id(), job.fence(), err)
+          : Finish.retryable(job.id(), job.fence(), 1_000L, err);
     }
   }
 
@@ -661,7 +674,7 @@ public final class JobExecutor {
               + " and was interrupted"
               + (outcome.message == null ? "" : " (" + outcome.message + ")");
     }
-    String err = error(job, errorClass, message, outcome.cause);
+    String err = error(job, errorClass, message, outcome.traced);
     if (outcome.kind == Kind.DISCARD || job.attempt() >= job.maxAttempts()) {
       return Finish.discarded(job.id(), job.fence(), err);
     }
@@ -689,42 +702,69 @@ public final class JobExecutor {
   }
 
   /**
-   * The handler completed the job in its own transaction and returned. If that transaction did not
-   * commit, the job is still running under this fence: fail the attempt so it is retried. Run on
-   * the worker thread, not batched: it waits for the handler's transaction if that is still open.
+   * The handler completed the job in its own transaction. If that transaction did not commit, the
+   * job is still running under this fence: the attempt ends as the handler's outcome says (what it
+   * threw, which is the commit's own exception when the commit failed), or, when it returned, as a
+   * failure saying its transaction did not commit. Run on the worker thread, not batched: it waits
+   * for the handler's transaction if that is still open.
    */
-  private void verifyTransactionalCompletion(RunningJob rj) {
+  private void verifyTransactionalCompletion(RunningJob rj, Outcome outcome, StopReason stop) {
     ClaimedJob job = rj.job();
-    String err =
-        error(
-            job,
-            "transaction_rolled_back",
-            "the handler completed the job in its transaction and returned, but that transaction"
-                + " did not commit",
-            null);
-    boolean last = job.attempt() >= job.maxAttempts();
-    Finish finish =
-        last
-            ? Finish.discarded(job.id(), job.fence(), err)
-            : Finish.retryable(job.id(), job.fence(), retryDelay(job, null).toMillis(), err);
+    String what = "cannot check transactional completion of job (id=" + job.id() + ")";
     try {
-      Check check =
+      JobRow now =
           Db.inTransaction(
               dataSource,
-              "cannot check transactional completion of job (id=" + job.id() + ")",
+              what,
               c -> {
                 c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
-                return store.finishIfHeld(c, finish)
-                    ? new Check(true, null)
-                    : new Check(false, admin.get(c, job.id()));
+                return admin.get(c, job.id());
               });
+      Check check = new Check(false, now);
+      LongAdder counter = null;
+      Finish failed = null;
+      Outcome ended = outcome;
+      if (now != null && "running".equals(now.state()) && now.fence() == job.fence()) {
+        // Not committed (or still open: the fenced write below waits for it). Only now is the
+        // retry policy asked, so a committed completion never calls it.
+        ended =
+            outcome.kind == Kind.SUCCESS
+                ? Outcome.failed(
+                    "transaction_rolled_back",
+                    ROLLED_BACK,
+                    new BatonException("job " + job.id() + ": " + ROLLED_BACK))
+                : outcome;
+        Finish finish = finishOrPlainFailure(rj, ended, stop);
+        failed = finish;
+        counter = counterFor(finish, stop, ended);
+        check =
+            Db.inTransaction(
+                dataSource,
+                what,
+                c -> {
+                  c.setNetworkTimeout(Runnable::run, (int) settings.lease().toMillis());
+                  return store.finishIfHeld(c, finish)
+                      ? new Check(true, null)
+                      : new Check(false, admin.get(c, job.id()));
+                });
+      }
       JobRow after = check.after();
       if (check.failed()) {
-        (last ? counters.discarded : counters.retried).increment();
+        counter.increment();
+        logFailure(job, failed, ended, stop);
       } else if (after == null
           ? store.deletesCompleted() // the running row is gone: its completion deleted it
           : "completed".equals(after.state()) && after.fence() == job.fence()) {
         counters.completed.increment();
+        if (outcome.kind != Kind.SUCCESS) {
+          log.warn(
+              "job {} (kind {}) was completed by its handler's transaction, which committed; the"
+                  + " handler then ended with {}, which changes nothing",
+              job.id(),
+              job.kind(),
+              outcome.errorClass != null ? outcome.errorClass : outcome.kind.name().toLowerCase(),
+              outcome.cause);
+        }
       } else {
         counters.fenced.increment();
         log.warn(
@@ -742,6 +782,48 @@ public final class JobExecutor {
           e);
     } finally {
       held.remove(rj);
+    }
+  }
+
+  /**
+   * Logs a finish that ends a failed attempt (retryable or discarded) on {@link #FAILURES_LOGGER},
+   * within the per-kind limit of {@link FailureLog}.
+   */
+  private void logFailure(ClaimedJob job, Finish finish, Outcome outcome, StopReason stop) {
+    boolean discarded = "discarded".equals(finish.state());
+    if (!discarded && !"retryable".equals(finish.state())) {
+      return;
+    }
+    FailureLog.Failure f =
+        new FailureLog.Failure(
+            new FailureLog.Attempt(
+                job.id(), job.kind(), job.queue(), job.attempt(), job.maxAttempts()),
+            discarded ? null : finish.delayMillis(),
+            stop == StopReason.TIMED_OUT ? "timeout" : outcome.errorClass,
+            stop == StopReason.TIMED_OUT
+                ? "timed out and was interrupted"
+                    + (outcome.message == null ? "" : " (" + capped(outcome.message) + ")")
+                : capped(outcome.message),
+            outcome.traced != null && printable(outcome.traced) ? outcome.traced : null);
+    try {
+      if (failureLog.failed(f)) {
+        timer.schedule(
+            failureLog::flushEnded,
+            FailureLog.WINDOW.toMillis() + 100,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+    } catch (RuntimeException e) {
+      // the timer is stopped (the node is stopping) or the log failed: the row has the error
+    }
+  }
+
+  /** Whether a logger can print {@code t} (its message can be read); the row has it either way. */
+  private static boolean printable(Throwable t) {
+    try {
+      t.toString();
+      return true;
+    } catch (RuntimeException | LinkageError e) {
+      return false;
     }
   }
 
@@ -771,9 +853,10 @@ public final class JobExecutor {
   }
 
   /**
-   * An error entry as JSON. Text is cleaned of NUL characters, which a JSONB value cannot hold, and
-   * the message is cut to {@link #MAX_MESSAGE_CHARS} (every attempt adds an entry to the row); a
-   * stack trace that cannot be printed is left out.
+   * An error entry as JSON. Text PostgreSQL cannot store (NUL, half of a surrogate pair) is written
+   * as its escape, e.g. {@code \\u0000}, never dropped or replaced; the message is cut to {@link
+   * #MAX_MESSAGE_CHARS} (every attempt adds an entry to the row). A stack trace that cannot be
+   * printed as is (its message cannot be read) is written from its frames.
    */
   String error(ClaimedJob job, String errorClass, String message, Throwable cause) {
     ObjectNode node = mapper.createObjectNode();
@@ -782,9 +865,7 @@ public final class JobExecutor {
     node.put("message", clean(capped(message)));
     if (cause != null) {
       try {
-        StringWriter sw = new StringWriter();
-        cause.printStackTrace(new PrintWriter(sw));
-        String trace = sw.toString();
+        String trace = traceOf(cause);
         node.put(
             "trace",
             clean(trace.length() > MAX_TRACE_CHARS ? trace.substring(0, MAX_TRACE_CHARS) : trace));
@@ -814,8 +895,77 @@ public final class JobExecutor {
     return message.substring(0, end) + "... (cut: " + message.length() + " characters)";
   }
 
-  private static String clean(String s) {
-    return s == null ? null : s.replace("\0", "");
+  /**
+   * {@code s} with what PostgreSQL cannot store in text written as its Java escape: NUL, which no
+   * text value holds, and an unpaired surrogate, which the driver would send as {@code ?}.
+   */
+  static String clean(String s) {
+    if (s == null) {
+      return null;
+    }
+    StringBuilder out = null;
+    int n = s.length();
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      boolean paired =
+          Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))
+              || Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
+      if (c == 0 || Character.isSurrogate(c) && !paired) {
+        if (out == null) {
+          out = new StringBuilder(n + 8).append(s, 0, i);
+        }
+        out.append(String.format("\\u%04X", (int) c));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? s : out.toString();
+  }
+
+  /**
+   * The message of {@code t}; when reading it throws, a note saying so and what it threw, so the
+   * failure is still recorded under {@code t}'s own class.
+   */
+  static String messageOf(Throwable t) {
+    try {
+      return t.getMessage();
+    } catch (RuntimeException | LinkageError e) {
+      String why;
+      try {
+        why = e.toString();
+      } catch (RuntimeException | LinkageError again) {
+        why = e.getClass().getName();
+      }
+      return "(its message could not be read: getMessage() threw " + why + ")";
+    }
+  }
+
+  /**
+   * The stack trace of {@code t} as printed; when printing throws (a message that cannot be read),
+   * the same built from its frames and causes with {@link #messageOf}.
+   */
+  static String traceOf(Throwable t) {
+    try {
+      StringWriter sw = new StringWriter();
+      t.printStackTrace(new PrintWriter(sw));
+      return sw.toString();
+    } catch (RuntimeException | LinkageError e) {
+      StringBuilder sb = new StringBuilder();
+      java.util.Set<Throwable> seen =
+          java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      for (Throwable c = t; c != null && seen.add(c) && sb.length() < MAX_TRACE_CHARS; ) {
+        sb.append(c == t ? "" : "Caused by: ")
+            .append(c.getClass().getName())
+            .append(": ")
+            .append(messageOf(c))
+            .append('\n');
+        for (StackTraceElement frame : c.getStackTrace()) {
+          sb.append("\tat ").append(frame).append('\n');
+        }
+        c = c.getCause();
+      }
+      return sb.toString();
+    }
   }
 
   /**
@@ -841,35 +991,49 @@ public final class JobExecutor {
     final Kind kind;
     final String errorClass;
     final String message;
-    final Throwable cause;
+    final Throwable cause; // what the retry policy is called with
+    final Throwable traced; // whose stack trace is recorded: the cause, or null for a label
     final Duration delay;
 
-    private Outcome(Kind kind, String errorClass, String message, Throwable cause, Duration delay) {
+    private Outcome(
+        Kind kind,
+        String errorClass,
+        String message,
+        Throwable cause,
+        Throwable traced,
+        Duration delay) {
       this.kind = kind;
       this.errorClass = errorClass;
       this.message = message;
       this.cause = cause;
+      this.traced = traced;
       this.delay = delay;
     }
 
     static Outcome success() {
-      return new Outcome(Kind.SUCCESS, null, null, null, null);
+      return new Outcome(Kind.SUCCESS, null, null, null, null, null);
     }
 
     static Outcome snooze(Duration d) {
-      return new Outcome(Kind.SNOOZE, null, null, null, d);
+      return new Outcome(Kind.SNOOZE, null, null, null, null, d);
     }
 
     static Outcome cancelled(String reason) {
-      return new Outcome(Kind.CANCELLED, "cancelled", reason, null, null);
+      return new Outcome(Kind.CANCELLED, "cancelled", reason, null, null, null);
     }
 
+    /** A failure under a label (no trace: {@code cause} only tells the retry policy why). */
     static Outcome failed(String errorClass, String message, Throwable cause) {
-      return new Outcome(Kind.FAILED, errorClass, message, cause, null);
+      return new Outcome(Kind.FAILED, errorClass, message, cause, null, null);
+    }
+
+    /** A failure that is {@code t}: its class, its message and its stack trace. */
+    static Outcome failed(Throwable t) {
+      return new Outcome(Kind.FAILED, t.getClass().getName(), messageOf(t), t, t, null);
     }
 
     static Outcome discard(String errorClass, String message) {
-      return new Outcome(Kind.DISCARD, errorClass, message, null, null);
+      return new Outcome(Kind.DISCARD, errorClass, message, null, null, null);
     }
   }
 }

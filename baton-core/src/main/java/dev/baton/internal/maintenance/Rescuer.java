@@ -182,22 +182,25 @@ public final class Rescuer implements MaintenanceService {
       return 0;
     }
     int total = 0;
+    Rescues rescues = new Rescues();
     while (true) {
       List<MaintenanceStore.Rescued> page =
           store.rescueGone(dataSource, lead, time.dbNow(), maxRescues, gone, since, batchSize);
       total += page.size();
+      rescues.add(page);
       if (page.size() < batchSize) {
         break;
       }
     }
     if (total > 0) {
       counters.rescued.add(total);
-      log.info(
+      log.warn(
           "rescued {} jobs of nodes {}: no database session of theirs holds their lock (gone for"
-              + " at least {} ms)",
+              + " at least {} ms); {}",
           total,
           gone,
-          goneNodes.grace().toMillis());
+          goneNodes.grace().toMillis(),
+          rescues);
     }
     return total;
   }
@@ -211,10 +214,12 @@ public final class Rescuer implements MaintenanceService {
 
   private int rescueExpired(Leadership lead) {
     int total = 0;
+    Rescues rescues = new Rescues();
     while (true) {
       List<MaintenanceStore.Rescued> page =
           store.rescue(dataSource, lead, time.dbNow(), maxRescues, batchSize);
       total += page.size();
+      rescues.add(page);
       if (log.isDebugEnabled()) {
         for (MaintenanceStore.Rescued r : page) {
           log.debug("rescued job {} from node {} as {}", r.id(), r.attemptedBy(), r.state());
@@ -226,8 +231,59 @@ public final class Rescuer implements MaintenanceService {
     }
     if (total > 0) {
       counters.rescued.add(total);
-      log.info("rescued {} jobs whose lease expired or deadline passed", total);
+      log.warn("rescued {} jobs whose lease expired or deadline passed; {}", total, rescues);
     }
     return total;
+  }
+
+  /**
+   * The jobs of one pass for its log line: how many went back to be run and how many were discarded
+   * at their last rescue, each with the first {@link #IDS_PER_LINE} ids and the nodes that held
+   * them.
+   */
+  private static final class Rescues {
+    static final int IDS_PER_LINE = 20;
+    final List<Long> again = new ArrayList<>();
+    final List<Long> discarded = new ArrayList<>();
+    final Set<String> nodes = new java.util.TreeSet<>();
+    int againCount;
+    int discardedCount;
+
+    void add(List<MaintenanceStore.Rescued> page) {
+      for (MaintenanceStore.Rescued r : page) {
+        if ("discarded".equals(r.state())) {
+          discardedCount++;
+          if (discarded.size() < IDS_PER_LINE) {
+            discarded.add(r.id());
+          }
+        } else {
+          againCount++;
+          if (again.size() < IDS_PER_LINE) {
+            again.add(r.id());
+          }
+        }
+        if (r.attemptedBy() != null && nodes.size() < IDS_PER_LINE) {
+          nodes.add(r.attemptedBy());
+        }
+      }
+    }
+
+    @Override
+    public String toString() {
+      return againCount
+          + " to run again (jobs "
+          + ids(again, againCount)
+          + "), "
+          + discardedCount
+          + " discarded at their last rescue (jobs "
+          + ids(discarded, discardedCount)
+          + "); held by nodes "
+          + nodes;
+    }
+
+    private static String ids(List<Long> ids, int count) {
+      String s = ids.toString();
+      return count > ids.size() ? s + " and " + (count - ids.size()) + " more" : s;
+    }
   }
 }

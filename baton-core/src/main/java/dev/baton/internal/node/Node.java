@@ -21,6 +21,7 @@ import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.MaintenanceStore;
 import dev.baton.internal.db.PollStore;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.db.StatsStore;
 import dev.baton.internal.executor.Drainer;
 import dev.baton.internal.executor.HandlerEntry;
 import dev.baton.internal.executor.JobExecutor;
@@ -384,12 +385,19 @@ public final class Node {
     }
     List<String> worked = handlers.isEmpty() ? List.of() : List.copyOf(config.queues().keySet());
     ClusterStore.NodeRow self = NodeRegistry.describe(config.nodeId(), worked);
-    return new Cluster(
-        elector,
+    NodeRegistry registry =
         new NodeRegistry(
-            dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time),
-        config.nodeHeartbeatInterval(),
-        services);
+            dataSource, clusterStore, locksSession() ? self.lockingSession() : self, time);
+    if (!handlers.isEmpty()) {
+      registry.afterBeat(
+          new StrandedJobs(
+              dataSource,
+              new StatsStore(schema),
+              List.copyOf(handlers.keySet()),
+              worked,
+              config.nodeTtl()));
+    }
+    return new Cluster(elector, registry, config.nodeHeartbeatInterval(), services);
   }
 
   /**
@@ -460,6 +468,7 @@ public final class Node {
   public boolean stop(Duration timeout) {
     boolean interrupted = false;
     List<RunningJob> caller = JobExecutor.currentJobs();
+    long handedBackBefore = counters.handedBack.sum();
     try {
       for (int i = started.size() - 1; i >= serving; i--) {
         interrupted |= stop(started.get(i));
@@ -492,6 +501,13 @@ public final class Node {
         } else {
           workers.shutdown(); // do not interrupt the calling handler's own thread
         }
+      }
+      long handedBack = counters.handedBack.sum() - handedBackBefore;
+      if (handedBack > 0) {
+        log.info(
+            "handed back {} jobs at stop: they are available again for any node, the attempt not"
+                + " counted",
+            handedBack);
       }
     }
     return interrupted;
