@@ -8,7 +8,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** Places orders and reads them back. */
+/**
+ * Places orders and reads them back. docs/spring-boot.md quotes the text between the docs markers.
+ */
+// docs:begin spring-boot
 @Service
 public class OrderService {
   private static final EnqueueOptions EMAIL_QUEUE =
@@ -22,11 +25,13 @@ public class OrderService {
     this.baton = baton;
   }
 
+  // docs:end spring-boot
   /**
    * Writes the order and enqueues its confirmation email in one transaction: both commit, or
    * neither does, so no email goes out for an order that was rolled back and no order lacks its
    * email.
    */
+  // docs:begin spring-boot
   @Transactional
   public PlacedOrder place(NewOrder order) {
     long id =
@@ -40,6 +45,8 @@ public class OrderService {
         baton.enqueue(new SendOrderEmail(id, order.email(), order.totalCents()), EMAIL_QUEUE).id();
     return new PlacedOrder(id, jobId);
   }
+
+  // docs:end spring-boot
 
   /** The order {@code id} and whether its email was sent. */
   public Optional<OrderView> find(long id) {
@@ -70,4 +77,6 @@ public class OrderService {
   /** An order as stored, and whether its confirmation email was sent. */
   public record OrderView(
       long id, String customer, String email, long totalCents, boolean emailed) {}
+  // docs:begin spring-boot
 }
+// docs:end spring-boot
