@@ -16,6 +16,8 @@ import org.springframework.transaction.annotation.Transactional;
 public class OrderService {
   private static final EnqueueOptions EMAIL_QUEUE =
       EnqueueOptions.builder().queue("email").maxAttempts(10).build();
+  private static final EnqueueOptions INVOICE_QUEUE =
+      EnqueueOptions.builder().queue("invoices").build();
 
   private final JdbcTemplate jdbc;
   private final BatonTemplate baton;
@@ -27,9 +29,9 @@ public class OrderService {
 
   // docs:end spring-boot
   /**
-   * Writes the order and enqueues its confirmation email in one transaction: both commit, or
-   * neither does, so no email goes out for an order that was rolled back and no order lacks its
-   * email.
+   * Writes the order and enqueues its confirmation email and its invoice in one transaction: all
+   * commit, or none does, so no email goes out for an order that was rolled back and no order lacks
+   * its email or invoice.
    */
   // docs:begin spring-boot
   @Transactional
@@ -43,6 +45,7 @@ public class OrderService {
             order.totalCents());
     long jobId =
         baton.enqueue(new SendOrderEmail(id, order.email(), order.totalCents()), EMAIL_QUEUE).id();
+    baton.enqueue(new IssueInvoice(id, order.totalCents()), INVOICE_QUEUE);
     return new PlacedOrder(id, jobId);
   }
 
