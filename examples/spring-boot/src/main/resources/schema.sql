@@ -17,3 +17,13 @@ CREATE TABLE IF NOT EXISTS shop.sent_emails (
     subject         text        NOT NULL,
     sent_at         timestamptz NOT NULL DEFAULT now()
 );
+
+-- One invoice per order, written by the invoice job in the transaction that completes it. The
+-- reference to the order is checked at commit (DEFERRABLE INITIALLY DEFERRED), so a missing order
+-- fails the commit, not the insert.
+CREATE TABLE IF NOT EXISTS shop.invoices (
+    order_id    bigint      PRIMARY KEY
+                            REFERENCES shop.orders (id) DEFERRABLE INITIALLY DEFERRED,
+    total_cents bigint      NOT NULL,
+    issued_at   timestamptz NOT NULL DEFAULT now()
+);

@@ -1,9 +1,9 @@
 package dev.baton.test.example;
 
-// The example of docs/testing.md: the text between the README markers below is quoted there
-// verbatim, and ReadmeExampleIsInSyncTest fails when the two differ.
+// The example of docs/testing.md: the text between the docs markers below is quoted there
+// verbatim, and DocSnippetsAreCompiledTest fails when the two differ.
 
-// README-BEGIN
+// docs:begin testing
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.baton.Baton;
@@ -100,4 +100,4 @@ class OrderEmailTest {
     assertEquals(Outcome.DISCARDED, outcome);
   }
 }
-// README-END
+// docs:end testing

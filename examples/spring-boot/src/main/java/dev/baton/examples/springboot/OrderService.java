@@ -8,11 +8,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** Places orders and reads them back. */
+/**
+ * Places orders and reads them back. docs/spring-boot.md quotes the text between the docs markers.
+ */
+// docs:begin spring-boot
 @Service
 public class OrderService {
   private static final EnqueueOptions EMAIL_QUEUE =
       EnqueueOptions.builder().queue("email").maxAttempts(10).build();
+  private static final EnqueueOptions INVOICE_QUEUE =
+      EnqueueOptions.builder().queue("invoices").build();
 
   private final JdbcTemplate jdbc;
   private final BatonTemplate baton;
@@ -22,11 +27,13 @@ public class OrderService {
     this.baton = baton;
   }
 
+  // docs:end spring-boot
   /**
-   * Writes the order and enqueues its confirmation email in one transaction: both commit, or
-   * neither does, so no email goes out for an order that was rolled back and no order lacks its
-   * email.
+   * Writes the order and enqueues its confirmation email and its invoice in one transaction: all
+   * commit, or none does, so no email goes out for an order that was rolled back and no order lacks
+   * its email or invoice.
    */
+  // docs:begin spring-boot
   @Transactional
   public PlacedOrder place(NewOrder order) {
     long id =
@@ -38,8 +45,11 @@ public class OrderService {
             order.totalCents());
     long jobId =
         baton.enqueue(new SendOrderEmail(id, order.email(), order.totalCents()), EMAIL_QUEUE).id();
+    baton.enqueue(new IssueInvoice(id, order.totalCents()), INVOICE_QUEUE);
     return new PlacedOrder(id, jobId);
   }
+
+  // docs:end spring-boot
 
   /** The order {@code id} and whether its email was sent. */
   public Optional<OrderView> find(long id) {
@@ -70,4 +80,6 @@ public class OrderService {
   /** An order as stored, and whether its confirmation email was sent. */
   public record OrderView(
       long id, String customer, String email, long totalCents, boolean emailed) {}
+  // docs:begin spring-boot
 }
+// docs:end spring-boot

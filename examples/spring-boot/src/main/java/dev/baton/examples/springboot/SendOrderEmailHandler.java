@@ -11,8 +11,9 @@ import org.springframework.stereotype.Component;
  * Sends an order's confirmation email. A bean like any other: the starter registers it for {@link
  * SendOrderEmail} jobs. Here "sending" writes the email to {@code shop.sent_emails}, keyed by the
  * job's idempotency key, so a job run twice (delivery is at least once) sends one email; a real
- * mail API would take the same key.
+ * mail API would take the same key. docs/spring-boot.md quotes the text between the docs markers.
  */
+// docs:begin spring-boot
 @Component
 public class SendOrderEmailHandler implements JobHandler<SendOrderEmail> {
   private static final Logger log = LoggerFactory.getLogger(SendOrderEmailHandler.class);
@@ -44,3 +45,4 @@ public class SendOrderEmailHandler implements JobHandler<SendOrderEmail> {
         context.attempt());
   }
 }
+// docs:end spring-boot

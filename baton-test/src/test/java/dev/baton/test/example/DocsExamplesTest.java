@@ -1,0 +1,110 @@
+package dev.baton.test.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.Baton;
+import dev.baton.BatonConfig;
+import dev.baton.JobArgs;
+import dev.baton.JobHandler;
+import dev.baton.PeriodicJob;
+import dev.baton.QueueInfo;
+import dev.baton.admin.BatonAdmin;
+import dev.baton.migrate.Migrator;
+import dev.baton.test.TestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.ZoneId;
+import javax.sql.DataSource;
+import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Test;
+
+// Short examples of the docs pages, quoted there verbatim between the docs markers below
+// (DocSnippetsAreCompiledTest) and run here as written.
+class DocsExamplesTest {
+
+  @Test
+  void configurationReference() {
+    // docs:begin configuration
+    BatonConfig config =
+        BatonConfig.builder()
+            .queue("mail", 8)
+            .lease(Duration.ofSeconds(60))
+            .completedRetention(Duration.ofHours(6))
+            .build();
+    // docs:end configuration
+
+    assertThat(config.queues().get("mail").concurrency()).isEqualTo(8);
+    assertThat(config.lease()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(config.completedRetention()).isEqualTo(Duration.ofHours(6));
+  }
+
+  record Report(String period) implements JobArgs {}
+
+  @Test
+  void clusterReadsAndQueueControlOnTheClient() throws Exception {
+    DataSource dataSource = TestDatabase.get().dataSource();
+    dropSchemaBaton(dataSource);
+    new Migrator(dataSource, "baton").up();
+    BatonConfig config = BatonConfig.builder().queue("mail", 8).build();
+    JobHandler<Report> reportHandler = (ctx, report) -> {};
+
+    // docs:begin cluster-client
+    Baton baton =
+        Baton.builder(dataSource)
+            .config(config)
+            .handler(Report.class, reportHandler)
+            .periodic(
+                PeriodicJob.cron("nightly-report", "0 3 * * *", new Report("daily"))
+                    .withZone(ZoneId.of("Europe/Berlin"))) // the same periodic jobs on every node
+            .build();
+
+    baton.pauseQueue("mail"); // no node claims from "mail" until resumed; running jobs finish
+    // docs:end cluster-client
+    assertThat(baton.queues())
+        .extracting(QueueInfo::name, QueueInfo::paused)
+        .containsExactly(Tuple.tuple("mail", true));
+    // docs:begin cluster-client
+    baton.resumeQueue("mail");
+    baton.queues(); // name, paused
+    baton.nodes(); // id, host, pid, queues, version, started, last heartbeat
+    baton.leader(); // node, term, expiry
+    // docs:end cluster-client
+
+    assertThat(baton.queues()).extracting(QueueInfo::paused).containsOnly(false);
+    dropSchemaBaton(dataSource);
+  }
+
+  @Test
+  void operatorApiWithoutANode() throws Exception {
+    // The docs use the default schema, "baton" (ReadmeUsageTest uses it too, and drops it).
+    DataSource dataSource = TestDatabase.get().dataSource();
+    dropSchemaBaton(dataSource);
+    new Migrator(dataSource, "baton").up();
+
+    // docs:begin cluster-admin
+    BatonAdmin admin = new BatonAdmin(dataSource, "baton");
+    admin.pause("mail", "ops@example.com"); // recorded as who paused it
+    // docs:end cluster-admin
+    assertThat(admin.queues())
+        .extracting(QueueInfo::name, QueueInfo::paused, QueueInfo::pausedBy)
+        .containsExactly(Tuple.tuple("mail", true, "ops@example.com"));
+    // docs:begin cluster-admin
+    admin.resume("mail", "ops@example.com");
+    admin.queues();
+    admin.nodes();
+    admin.leader();
+    admin.stats();
+    // docs:end cluster-admin
+
+    assertThat(admin.queues()).extracting(QueueInfo::paused).containsOnly(false);
+    dropSchemaBaton(dataSource);
+  }
+
+  private static void dropSchemaBaton(DataSource dataSource) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        Statement st = c.createStatement()) {
+      st.execute("DROP SCHEMA IF EXISTS baton CASCADE");
+    }
+  }
+}
