@@ -70,6 +70,7 @@ class ArchitectureTest {
             "dev.baton.internal.db.EnqueueStore$NewJob",
             "dev.baton.internal.db.Finish",
             "dev.baton.internal.db.HolderStore$ClaimParams",
+            "dev.baton.internal.db.HolderStore$FinishColumns",
             "dev.baton.internal.db.JobRow",
             "dev.baton.internal.db.StatsStore$QueueStats",
             "dev.baton.internal.db.StatsStore$QueueStatsWithDiscarded")
