@@ -35,6 +35,17 @@ import org.junit.jupiter.api.Test;
 class ConnectionFaultsIT {
   private static final Duration LEASE = Duration.ofSeconds(3);
   private static final Duration INTERVAL = LEASE.dividedBy(3); // the default heartbeat interval
+
+  /**
+   * How soon a worker completes a job after the server answers again: finishes and the notifier's
+   * reconnects are retried at most 1 s apart (docs/operations/pooling.md), plus 1 s for a fresh
+   * connection and the commit on a loaded two-core machine.
+   */
+  private static final Duration RESUME_BOUND = Duration.ofSeconds(2);
+
+  /** The pool size of {@link dev.baton.testing.WorkerMain}'s client. */
+  private static final int CHILD_POOL = 6;
+
   private static final Pattern INTERRUPTED =
       Pattern.compile("interrupted job (\\d+) fence (\\d+) at (\\d+)");
 
@@ -189,8 +200,9 @@ class ConnectionFaultsIT {
 
   /**
    * A PostgreSQL restart under load: the worker's first completion after the server is back comes
-   * within about a second, and its log says once that the database is unreachable and once that it
-   * answers again.
+   * within {@link #RESUME_BOUND} (docs/operations/pooling.md, "Pool settings": finishes and the
+   * notifier's reconnects are retried at most 1 s apart), and its log of the outage is the bounded
+   * set of lines that page describes ({@link #checkOutageLog}).
    */
   @Test
   void workerResumesSoonAfterPostgresRestartsAndLogsTheOutageOnce() throws Exception {
@@ -222,10 +234,11 @@ class ConnectionFaultsIT {
             .atMost(Duration.ofSeconds(60))
             .until(() -> child.line("started job").isPresent());
 
+        int logBefore = child.stderr().length();
         Duration down = pg.restart();
         long back = System.nanoTime();
         await("a completion after the restart")
-            .atMost(Duration.ofSeconds(5))
+            .atMost(RESUME_BOUND)
             .pollInterval(Duration.ofMillis(20))
             .until(
                 () ->
@@ -241,17 +254,117 @@ class ConnectionFaultsIT {
         await("the child logs the outage's end")
             .atMost(Duration.ofSeconds(30))
             .until(() -> child.stderr().contains("database reachable again"));
-        String log = child.stderr();
-        assertThat(occurrences(log, "database unreachable"))
-            .as("outage start lines in\n%s", log)
-            .isEqualTo(1);
-        assertThat(occurrences(log, "database reachable again"))
-            .as("outage end lines in\n%s", log)
-            .isEqualTo(1);
+        checkOutageLog("restart", child.stderr().substring(logBefore));
         child.send("stop");
         assertThat(child.awaitExit(Duration.ofSeconds(30))).as(child::describe).isZero();
       }
     }
+  }
+
+  /**
+   * All of a worker's server sessions terminated at once ({@code pg_terminate_backend}, as an
+   * operator or a failover manager does): the worker completes jobs again within {@link
+   * #RESUME_BOUND} and logs the outage as a restart's ({@link #checkOutageLog}).
+   */
+  @Test
+  void workerWhoseSessionsAreAllTerminatedResumesAndLogsTheOutageOnce() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    String schema = db.newMigratedSchema();
+    ChildEffects.create(db, schema);
+    String node = "terminated-" + ProcessHandle.current().pid();
+    List<JobRequest> slow = new ArrayList<>();
+    for (int i = 0; i < 4_000; i++) { // 50 ms each on 4 slots: longer than the test
+      slow.add(
+          JobRequest.of(
+              new ChildJob("slow"), EnqueueOptions.builder().queue(ChildJob.QUEUE).build()));
+    }
+    try (HikariDataSource ds = db.dataSource(4);
+        Baton client =
+            Baton.builder(ds)
+                .config(BatonConfig.builder().schema(schema).allowUnknownKinds(true).build())
+                .build();
+        ChildProcess child =
+            ChildProcess.start(db.jdbcUrl(), schema, node, "hold", BatonConfig.DEFAULT_LEASE, 4)) {
+      client.enqueueMany(slow);
+      await("child works")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> child.line("started job").isPresent());
+
+      int logBefore = child.stderr().length();
+      long terminated =
+          db.queryLong(
+              "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                  + " WHERE application_name = '"
+                  + node
+                  + "'");
+      long at = System.nanoTime();
+      String done =
+          "SELECT count(*) FROM " + schema + ".job WHERE state = 'completed' AND finalized_at > ";
+      String since = "'" + java.time.OffsetDateTime.now() + "'::timestamptz";
+      await("a completion after the sessions were terminated")
+          .atMost(RESUME_BOUND)
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> db.queryLong(done + since) > 0);
+      System.out.printf(
+          "terminated: %d sessions; first completion %d ms after%n",
+          terminated, Duration.ofNanos(System.nanoTime() - at).toMillis());
+      assertThat(terminated).as("sessions of the worker terminated").isGreaterThanOrEqualTo(2);
+
+      await("the child logs the outage's end")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> child.stderr().contains("database reachable again"));
+      Thread.sleep(1_000); // lines a late borrower of a dead connection would add
+      checkOutageLog("terminated sessions", child.stderr().substring(logBefore));
+      child.send("stop");
+      assertThat(child.awaitExit(Duration.ofSeconds(30))).as(child::describe).isZero();
+    }
+  }
+
+  /**
+   * The log records an outage may write (docs/operations/pooling.md, "Pool settings"): Baton's one
+   * WARN {@code database unreachable} and one INFO {@code database reachable again}, and HikariCP's
+   * one record per pooled connection the outage broke ({@code marked as broken}, with its stack
+   * trace, for a connection in use; {@code Failed to validate connection} for an idle one): at most
+   * the child's pool of {@value #CHILD_POOL}. No other record, and no stack trace but HikariCP's.
+   */
+  private static void checkOutageLog(String outage, String log) {
+    Pattern record =
+        Pattern.compile("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[[^]]+\\] (\\w+) (\\S+) - .*");
+    int baton = 0;
+    int hikari = 0;
+    List<String> others = new ArrayList<>();
+    boolean inHikari = false;
+    for (String line : log.lines().filter(l -> !l.isBlank()).toList()) {
+      Matcher m = record.matcher(line);
+      if (!m.matches()) {
+        if (!inHikari) {
+          others.add(line); // a stack trace of Baton's, or output of no logger
+        }
+        continue;
+      }
+      inHikari = m.group(2).startsWith("com.zaxxer.hikari.");
+      if (inHikari) {
+        hikari++;
+      } else if (line.contains("database unreachable")
+          || line.contains("database reachable again")) {
+        baton++;
+      } else {
+        others.add(line);
+      }
+    }
+    System.out.printf(
+        "%s: %d lines, %d records of Baton's, %d of HikariCP%n",
+        outage, log.lines().count(), baton, hikari);
+    assertThat(occurrences(log, "database unreachable"))
+        .as("outage start lines in\n%s", log)
+        .isEqualTo(1);
+    assertThat(occurrences(log, "database reachable again"))
+        .as("outage end lines in\n%s", log)
+        .isEqualTo(1);
+    assertThat(others).as("other lines of the %s in\n%s", outage, log).isEmpty();
+    assertThat(hikari)
+        .as("HikariCP's records of the %s in\n%s", outage, log)
+        .isLessThanOrEqualTo(CHILD_POOL);
   }
 
   private static HikariDataSource pool(String url) {

@@ -134,6 +134,88 @@ class CrashRescueIT {
     }
   }
 
+  /**
+   * The only node of an app, its leader, killed with the default 30 s lease while it holds jobs; a
+   * replacement started only after the kill (it never saw the node alive) runs them again within
+   * the leader's replacement (about 1.33 × leaderTtl) plus the gone grace and a pass, not the
+   * lease: the node's row says it took its session lock on this server, and the lock is free.
+   */
+  @Test
+  void onlyNodeKilledBeforeAnyOtherSawItIsRecognisedGoneByItsReplacement() throws Exception {
+    Duration lease = BatonConfig.DEFAULT_LEASE;
+    TestDatabase db = TestDatabase.get();
+    String schema = db.newMigratedSchema();
+    String onlyNode = "only-" + ProcessHandle.current().pid();
+    String replacementNode = "replacement-" + ProcessHandle.current().pid();
+    Map<Long, Long> rerunAt = new ConcurrentHashMap<>();
+
+    try (HikariDataSource ds = db.dataSource(8);
+        ChildProcess only =
+            ChildProcess.start(
+                onlyNode,
+                ClusterWorkerMain.class,
+                List.of(),
+                db.jdbcUrl(),
+                schema,
+                onlyNode,
+                "http://127.0.0.1:9/unused",
+                "2",
+                Long.toString(lease.toMillis()),
+                "0", // the default leader TTL
+                "600000"); // holds its jobs until killed
+        Baton replacement = survivor(ds, schema, replacementNode, lease, rerunAt)) {
+      await("child ready")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> only.line("ready").isPresent());
+      await("child leads")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> replacement.leader().map(l -> l.nodeId().equals(onlyNode)).orElse(false));
+      List<Long> ids = enqueue(replacement, 2, ClusterWorkerMain.Delivery::new);
+      await("the only node holds both jobs and its session lock")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  ids.stream().allMatch(id -> running(replacement, id, onlyNode))
+                      && db.queryLong(
+                              "SELECT count(*) FROM "
+                                  + schema
+                                  + ".node WHERE locked_on IS NOT NULL AND id = '"
+                                  + onlyNode
+                                  + "'")
+                          == 1);
+
+      only.killHard();
+      long killedAt = System.nanoTime();
+      replacement.start();
+      Duration leaderTtl = replacement.config().leaderTtl();
+      Duration bound =
+          leaderTtl
+              .multipliedBy(4)
+              .dividedBy(3)
+              .plus(dev.baton.internal.maintenance.Rescuer.GONE_GRACE)
+              .plus(MAINTENANCE_INTERVAL)
+              .plus(POLL_INTERVAL);
+      await("the replacement runs the killed node's jobs")
+          .atMost(lease.plusSeconds(30))
+          .until(() -> rerunAt.keySet().containsAll(ids));
+      for (long id : ids) {
+        Duration after = Duration.ofNanos(rerunAt.get(id) - killedAt);
+        System.out.printf(
+            "only node killed (lease %s, leader TTL %s): job %d ran again on its replacement"
+                + " after %d ms%n",
+            lease, leaderTtl, id, after.toMillis());
+        // The lease, refreshed every 10 s, ends 20-30 s after the kill: a bound below it fails
+        // whenever the replacement waits for it.
+        assertThat(after)
+            .as("job %d re-run after the kill vs %s (lease %s)", id, bound, lease)
+            .isLessThan(bound.plusSeconds(2));
+        Job done = replacement.job(id).orElseThrow();
+        assertThat(done.errors()).hasSize(1);
+        assertThat(done.errors().get(0).error()).isEqualTo("node_gone");
+      }
+    }
+  }
+
   private static Baton survivor(
       HikariDataSource ds, String schema, String node, Duration lease, Map<Long, Long> rerunAt) {
     return Baton.builder(ds)

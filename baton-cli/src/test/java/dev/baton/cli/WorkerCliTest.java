@@ -270,7 +270,7 @@ class WorkerCliTest {
       JsonNode started = MAPPER.readTree(worker.awaitLine("{\"event\":\"started\"", START));
       assertThat(started.path("node_id").asText()).isEqualTo(node);
       assertThat(started.path("schema").asText()).isEqualTo(fresh);
-      assertThat(started.path("migrated").toString()).isEqualTo("[1,2,3,4,5]");
+      assertThat(started.path("migrated").toString()).isEqualTo("[1,2,3,4,5,6]");
       assertThat(started.path("kinds").toString())
           .isEqualTo("[\"worker_ping\",\"worker_sleep\",\"worker_note\"]");
       assertThat(started.path("providers").toString())

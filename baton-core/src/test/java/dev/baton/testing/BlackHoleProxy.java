@@ -56,6 +56,11 @@ public final class BlackHoleProxy implements AutoCloseable {
     return new BlackHoleProxy(s, new InetSocketAddress(uri.getHost(), port));
   }
 
+  /** The port this proxy listens on, on the loopback address. */
+  public int port() {
+    return server.getLocalPort();
+  }
+
   /** {@code jdbcUrl} with its host and port replaced by this proxy's. */
   public String jdbcUrl(String jdbcUrl) {
     URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));

@@ -44,10 +44,32 @@ public final class ClusterStore {
       FROM ${schema}.node
       ORDER BY id""";
 
+  // The server a session runs on, as far as advisory locks go: its start time (a restart ends
+  // every session) and its WAL timeline (a promoted standby has none of the old primary's locks).
+  // Epoch seconds, not timestamptz text, which would follow each session's TimeZone.
+  @Fragment
+  static final String SERVER =
+      "(extract(epoch FROM pg_postmaster_start_time())::text || '/'"
+          + " || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))";
+
   // A node's session lock, on its heartbeat connection: two int4 keys, the schema's and the node
   // id's hashes. A hash shared with another lock only makes a gone node look alive (its jobs then
-  // wait for their leases), never the reverse. Binds: schema key text, node id.
-  private static final String LOCK_NODE = "SELECT pg_try_advisory_lock(hashtext(?), hashtext(?))";
+  // wait for their leases), never the reverse. Once taken, the node's row records the server it
+  // was taken on (locked_on), so a leader that never saw the node alive can still tell that the
+  // lock was held there and is free now. Binds: schema key text, node id, node id.
+  private static final String LOCK_NODE =
+      """
+      WITH l AS MATERIALIZED (SELECT pg_try_advisory_lock(hashtext(?), hashtext(?)) AS locked),
+      stamp AS (
+        UPDATE ${schema}.node SET locked_on = """
+          + SERVER
+          + """
+
+        WHERE id = ? AND (SELECT locked FROM l)
+        RETURNING id
+      )
+      SELECT locked FROM l
+      """;
 
   // Gives the lock back before its connection returns to the pool, where it would outlive the
   // heartbeat session. Binds: schema key text, node id.
@@ -64,11 +86,13 @@ public final class ClusterStore {
                 AND l.classid = hashtext(?)::oid AND l.objid = hashtext(n.id)::oid)""";
 
   // Whether the session lock of each registered node that takes one (other than the asking node)
-  // is held now, and since when the server runs (a restart ends every session at once). Binds:
-  // schema key text, node id.
+  // is held now, whether the node took it on this server (LOCK_NODE's stamp), and since when the
+  // server runs (a restart ends every session at once). Binds: schema key text, node id.
   private static final String NODE_LOCKS =
       "SELECT n.id,\n"
           + NODE_LOCK_HELD
+          + ",\n n.locked_on IS NOT DISTINCT FROM "
+          + SERVER
           + """
           ,
                  pg_postmaster_start_time(), now()
@@ -177,6 +201,7 @@ public final class ClusterStore {
   private final String deregister;
   private final String nodes;
   private final String nodeLocks;
+  private final String lockNode;
   private final String takeOver;
   private final String firstElection;
   private final String renew;
@@ -195,6 +220,7 @@ public final class ClusterStore {
     this.deregister = schema.expand(DEREGISTER);
     this.nodes = schema.expand(NODES);
     this.nodeLocks = schema.expand(NODE_LOCKS);
+    this.lockNode = schema.expand(LOCK_NODE);
     this.takeOver = schema.expand(TAKE_OVER);
     this.firstElection = schema.expand(FIRST_ELECTION);
     this.renew = schema.expand(RENEW);
@@ -223,8 +249,16 @@ public final class ClusterStore {
     }
   }
 
-  /** Whether a node's session lock is held, and the server's start time when it was read. */
-  public record NodeLock(String nodeId, boolean held, Instant serverStartedAt, Instant checkedAt) {}
+  /**
+   * Whether a node's session lock is held, whether the node took it on this server (since it
+   * started, and not on a standby promoted since), and the server's start time when it was read.
+   */
+  public record NodeLock(
+      String nodeId,
+      boolean held,
+      boolean takenOnThisServer,
+      Instant serverStartedAt,
+      Instant checkedAt) {}
 
   /** The holder of a role. */
   public record LeaderRow(
@@ -286,14 +320,15 @@ public final class ClusterStore {
   }
 
   /**
-   * Takes the session lock of node {@code nodeId} on {@code c}, held until the session ends.
-   * Returns false if another session holds it (a previous process of the same node id whose session
-   * has not ended yet).
+   * Takes the session lock of node {@code nodeId} on {@code c}, held until the session ends, and
+   * records in the node's row the server it was taken on. Returns false if another session holds it
+   * (a previous process of the same node id whose session has not ended yet).
    */
   public boolean lockNode(Connection c, String nodeId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(LOCK_NODE)) {
+    try (PreparedStatement ps = c.prepareStatement(lockNode)) {
       ps.setString(1, lockKey(schema));
       ps.setString(2, nodeId);
+      ps.setString(3, nodeId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() && rs.getBoolean(1);
       }
@@ -325,8 +360,9 @@ public final class ClusterStore {
                     new NodeLock(
                         rs.getString(1),
                         rs.getBoolean(2),
-                        Timestamps.instant(rs, 3),
-                        Timestamps.instant(rs, 4)));
+                        rs.getBoolean(3),
+                        Timestamps.instant(rs, 4),
+                        Timestamps.instant(rs, 5)));
               }
             }
           }

@@ -29,13 +29,14 @@ import org.slf4j.LoggerFactory;
  * only, fenced by term.
  *
  * <p>Gone nodes: a node that works queues holds a session lock on its heartbeat connection, and a
- * killed process's sessions end at once. A registered node whose lock this rescuer saw held, and
- * then free on every pass for {@link GoneNodes#grace()}, is gone: its running jobs claimed before
- * its lock was first seen free are rescued without waiting for their leases. A node is only judged
- * after its lock was seen held since the server started and since this rescuer's last failed pass
- * (a restart ends every session at once, and live nodes take their locks again only when their
- * heartbeats notice). A partitioned node's sessions linger on the server, so its jobs wait for
- * their leases.
+ * killed process's sessions end at once. A registered node whose lock was held, and then is free on
+ * every pass for {@link GoneNodes#grace()}, is gone: its running jobs claimed before its lock was
+ * first seen free are rescued without waiting for their leases. The lock was held if this rescuer
+ * saw it held since the server started and since its own last failed pass, or if the node's row
+ * says it took it on this server (its start time and WAL timeline, so neither a restart nor a
+ * promoted standby, where live nodes take their locks again only when their heartbeats notice,
+ * counts): a node that died before any leader saw it alive (the whole cluster restarted) is judged
+ * too. A partitioned node's sessions linger on the server, so its jobs wait for their leases.
  *
  * <p>Settings: interval {@code maintenanceInterval} (default 1 s); batch {@value
  * #DEFAULT_BATCH_SIZE} rows per statement, repeated until a short page. Not public API.
@@ -166,7 +167,7 @@ public final class Rescuer implements MaintenanceService {
         seenHeld.add(id);
         freeSinceNanos.remove(id);
         freeSinceDb.remove(id);
-      } else if (seenHeld.contains(id)) {
+      } else if (seenHeld.contains(id) || l.takenOnThisServer()) {
         long first = freeSinceNanos.computeIfAbsent(id, k -> now);
         Instant firstDb = freeSinceDb.computeIfAbsent(id, k -> l.checkedAt());
         if (now - first >= goneNodes.grace().toNanos()) {

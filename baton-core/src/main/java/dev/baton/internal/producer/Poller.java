@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
  * a local enqueue, a freed slot, or this poll) and never polls on its own.
  *
  * <p>The poll covers notifications that were lost or never sent (notifications off, a LISTEN
- * connection that broke, a NOTIFY that came before the LISTEN). A failed poll is logged once per
- * outage and tried again at the next interval; it never stops the thread.
+ * connection that broke, a NOTIFY that came before the LISTEN). A poll that fails because the
+ * database is unreachable is reported to the node's {@link dev.baton.internal.Outage} (one WARN for
+ * the whole outage, whichever service fails first); any other failure is logged once until a poll
+ * works again. Either is tried again at the next interval; it never stops the thread.
  *
  * <p>Not public API.
  */
@@ -39,6 +41,7 @@ public final class Poller implements dev.baton.internal.Service {
   private final Condition wake = lock.newCondition();
   private boolean pollRequested; // guarded by lock
   private volatile boolean running;
+  private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
 
   /** A poller for {@code producers}, one statement every {@code interval}; call {@link #start}. */
   public Poller(
@@ -50,6 +53,12 @@ public final class Poller implements dev.baton.internal.Service {
     this.interval = interval;
     this.thread = new Thread(this::loop, "baton-poller");
     this.thread.setDaemon(true);
+  }
+
+  @Override
+  public Poller reportingTo(dev.baton.internal.Outage outage) {
+    this.outage = outage;
+    return this;
   }
 
   /** Starts polling; the first poll comes one interval from now. */
@@ -106,6 +115,7 @@ public final class Poller implements dev.baton.internal.Service {
           return;
         }
         pollOnce();
+        outage.answered();
         if (failing) {
           log.info("polling queues {} works again", queues);
           failing = false;
@@ -113,6 +123,9 @@ public final class Poller implements dev.baton.internal.Service {
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
+        if (outage.failed("polling queues " + queues, e)) {
+          continue; // a lost connection: logged once for the node's whole outage
+        }
         if (!failing) {
           log.warn(
               "cannot poll queues {}; trying again every {} ms", queues, interval.toMillis(), e);
