@@ -99,10 +99,13 @@ public final class BatonConfig {
   public static final int ADAPTIVE_PREFETCH_LIMIT = 2_048;
 
   private final String schema;
-  private final String nodeId;
+  private final String nodeIdGiven; // null: the default, computed when first asked for
+  private volatile String nodeId;
   private final Map<String, QueueConfig> queues;
+  private final Map<String, KindConfig> kinds;
   private final Duration lease;
   private final Duration heartbeatInterval;
+  private final Duration heartbeatIntervalGiven; // null: a third of the lease
   private final Duration jobTimeout;
   private final Duration pollInterval;
   private final boolean pollOnly;
@@ -110,6 +113,7 @@ public final class BatonConfig {
   private final Duration maintenanceInterval;
   private final boolean maintenanceEnabled;
   private final Duration leaderTtl;
+  private final Duration leaderTtlGiven; // null: derived from the lease
   private final int maxRescues;
   private final Duration nodeHeartbeatInterval;
   private final Duration nodeTtl;
@@ -133,11 +137,13 @@ public final class BatonConfig {
 
   private BatonConfig(Builder b) {
     this.schema = b.schema;
-    this.nodeId = b.nodeId != null ? b.nodeId : defaultNodeId();
+    this.nodeIdGiven = b.nodeId;
     this.queues = Collections.unmodifiableMap(new LinkedHashMap<>(b.queues));
+    this.kinds = Collections.unmodifiableMap(new LinkedHashMap<>(b.kinds));
     this.lease = b.lease;
     this.heartbeatInterval =
         b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.heartbeatIntervalGiven = b.heartbeatInterval;
     this.jobTimeout = b.jobTimeout;
     this.pollInterval = b.pollInterval;
     this.pollOnly = b.pollOnly;
@@ -145,6 +151,7 @@ public final class BatonConfig {
     this.maintenanceInterval = b.maintenanceInterval;
     this.maintenanceEnabled = b.maintenanceEnabled;
     this.leaderTtl = b.leaderTtl != null ? b.leaderTtl : defaultLeaderTtl(b.lease);
+    this.leaderTtlGiven = b.leaderTtl;
     this.maxRescues = b.maxRescues;
     this.nodeHeartbeatInterval = b.nodeHeartbeatInterval;
     this.nodeTtl = b.nodeTtl;
@@ -172,6 +179,49 @@ public final class BatonConfig {
     return new Builder();
   }
 
+  /**
+   * A builder holding every setting of this config, to change some and build another. Settings that
+   * this config derived from others (the heartbeat interval and the leader's lease from the lease)
+   * stay derived unless they were set; the node id is this config's, when it was set.
+   */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.schema = schema;
+    b.nodeId = nodeIdGiven;
+    b.queues.putAll(queues);
+    b.kinds.putAll(kinds);
+    b.lease = lease;
+    b.heartbeatInterval = heartbeatIntervalGiven;
+    b.jobTimeout = jobTimeout;
+    b.pollInterval = pollInterval;
+    b.pollOnly = pollOnly;
+    b.claimOnEnqueue = claimOnEnqueue;
+    b.maintenanceInterval = maintenanceInterval;
+    b.maintenanceEnabled = maintenanceEnabled;
+    b.leaderTtl = leaderTtlGiven;
+    b.maxRescues = maxRescues;
+    b.nodeHeartbeatInterval = nodeHeartbeatInterval;
+    b.nodeTtl = nodeTtl;
+    b.cleanInterval = cleanInterval;
+    b.cleanBatchSize = cleanBatchSize;
+    b.completedRetention = completedRetention;
+    b.cancelledRetention = cancelledRetention;
+    b.discardedRetention = discardedRetention;
+    b.archiveFinished = archiveFinished;
+    b.stopTimeout = stopTimeout;
+    b.maxArgsBytes = maxArgsBytes;
+    b.maxMetadataBytes = maxMetadataBytes;
+    b.allowUnknownKinds = allowUnknownKinds;
+    b.knownKinds.addAll(knownKinds);
+    b.retryPolicy = retryPolicy;
+    b.completerBatchSize = completerBatchSize;
+    b.completerCapacity = completerCapacity;
+    b.completerFlushDelay = completerFlushDelay;
+    b.virtualThreads = virtualThreads;
+    b.prefetch = prefetch;
+    return b;
+  }
+
   /** The config with every default: schema {@code baton}, no queues worked. */
   public static BatonConfig defaults() {
     return builder().build();
@@ -182,14 +232,40 @@ public final class BatonConfig {
     return schema;
   }
 
-  /** This client's node id, recorded as {@code attempted_by} on the jobs it claims. */
+  /**
+   * This client's node id, recorded as {@code attempted_by} on the jobs it claims: the one set, or
+   * else the default, computed when first asked for (see {@link Builder#nodeId(String)}).
+   */
   public String nodeId() {
-    return nodeId;
+    String id = nodeId;
+    if (id == null) {
+      synchronized (this) {
+        id = nodeId;
+        if (id == null) {
+          id = nodeIdGiven != null ? nodeIdGiven : defaultNodeId();
+          nodeId = id;
+        }
+      }
+    }
+    return id;
   }
 
   /** The queues this client works, by name, in the order they were added. */
   public Map<String, QueueConfig> queues() {
     return queues;
+  }
+
+  /**
+   * The settings of kinds that differ from this config's, by kind, in the order they were added:
+   * {@link Builder#kind(String, KindConfig)}.
+   */
+  public Map<String, KindConfig> kinds() {
+    return kinds;
+  }
+
+  /** The settings of {@code kind} in this config; {@link KindConfig#none()} when it has none. */
+  public KindConfig kind(String kind) {
+    return kinds.getOrDefault(kind, KindConfig.none());
   }
 
   /** How long a claim holds a job without a heartbeat. */
@@ -376,6 +452,7 @@ public final class BatonConfig {
     private String schema = DEFAULT_SCHEMA;
     private String nodeId;
     private final Map<String, QueueConfig> queues = new LinkedHashMap<>();
+    private final Map<String, KindConfig> kinds = new LinkedHashMap<>();
     private Duration lease = DEFAULT_LEASE;
     private Duration heartbeatInterval;
     private Duration jobTimeout = DEFAULT_JOB_TIMEOUT;
@@ -447,6 +524,33 @@ public final class BatonConfig {
       QueueConfig q = new QueueConfig(name, concurrency);
       queues.put(q.name(), q);
       return this;
+    }
+
+    /**
+     * Settings of jobs of {@code kind}: its handler's timeout and retry policy, and the queue and
+     * max attempts of a job whose enqueue sets none; default none. Called again for the same kind,
+     * each setting given replaces the one before and the others stay.
+     *
+     * <p>Where a kind's settings come from, highest first: a timeout given to {@link
+     * Baton.Builder#handler(Class, Duration, JobHandler)}; this config (which the Spring Boot
+     * starter fills from {@code baton.kinds.<kind>.*}, before customizers may change it); {@link
+     * KindSettings} on the handler's class; {@link KindSettings} on the args class; this config's
+     * {@link #jobTimeout}, {@link #retryPolicy}, and {@link EnqueueOptions}' defaults. Options an
+     * enqueue sets itself always win.
+     */
+    public Builder kind(String kind, KindConfig settings) {
+      if (!JobArgs.isValidKind(kind)) {
+        throw new InvalidConfigException(
+            "kind", "1-128 characters of letters, digits and _ . : - /", kind);
+      }
+      Objects.requireNonNull(settings, "settings of kind " + kind);
+      kinds.merge(kind, settings, KindConfig::overriddenBy);
+      return this;
+    }
+
+    /** {@link #kind(String, KindConfig)} for the kind of {@code argsType}. */
+    public Builder kind(Class<? extends JobArgs> argsType, KindConfig settings) {
+      return kind(JobArgs.kindOf(argsType), settings);
     }
 
     /**
