@@ -52,6 +52,13 @@ public class BatonProperties {
    */
   private Map<String, Queue> queues = new LinkedHashMap<>();
 
+  /**
+   * Settings of kinds of jobs, by kind (e.g. send_email): timeout, max-attempts, queue, retry.base,
+   * retry.cap; each unset one falls back to a @KindSettings annotation on the handler or args
+   * class, then to the node's default. A BatonBuilderCustomizer may change them further.
+   */
+  private Map<String, Kind> kinds = new LinkedHashMap<>();
+
   // The settings below stay null until set, so an unset one keeps Baton's default, some of which
   // follow from others (heartbeat-interval from lease). The constant defaults an IDE shows come
   // from META-INF/additional-spring-configuration-metadata.json; ConfigurationMetadataTest holds
@@ -210,6 +217,56 @@ public class BatonProperties {
     /** Sets the jobs of this queue running at once on this node. */
     public void setConcurrency(int concurrency) {
       this.concurrency = concurrency;
+    }
+  }
+
+  /** Settings of one kind of job; each unset one falls back. */
+  public static class Kind {
+    /** Timeout of the kind's handler, range 10ms..7d. */
+    private Duration timeout;
+
+    /** Attempts before a failure discards a job of the kind whose enqueue sets none, 1..1000. */
+    private Integer maxAttempts;
+
+    /** Queue of a job of the kind whose enqueue names none. */
+    private String queue;
+
+    /** Backoff of the kind's failed attempts. */
+    private final Retry retry = new Retry();
+
+    /** Timeout of the kind's handler. */
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    /** Sets the timeout of the kind's handler. */
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    /** Attempts of a job of the kind. */
+    public Integer getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    /** Sets the attempts of a job of the kind. */
+    public void setMaxAttempts(Integer maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    /** Queue of a job of the kind. */
+    public String getQueue() {
+      return queue;
+    }
+
+    /** Sets the queue of a job of the kind. */
+    public void setQueue(String queue) {
+      this.queue = queue;
+    }
+
+    /** Backoff of the kind's failed attempts. */
+    public Retry getRetry() {
+      return retry;
     }
   }
 
@@ -469,6 +526,16 @@ public class BatonProperties {
   /** Sets {@code baton.queues}. */
   public void setQueues(Map<String, Queue> queues) {
     this.queues = queues;
+  }
+
+  /** The value of {@code baton.kinds}. */
+  public Map<String, Kind> getKinds() {
+    return kinds;
+  }
+
+  /** Sets {@code baton.kinds}. */
+  public void setKinds(Map<String, Kind> kinds) {
+    this.kinds = kinds;
   }
 
   /** The value of {@code baton.lease}. */
