@@ -106,7 +106,7 @@ public final class Baton implements AutoCloseable {
         }
       };
   private final ReentrantLock lifecycleLock = new ReentrantLock();
-  private Lifecycle lifecycle = Lifecycle.NEW; // guarded by lifecycleLock
+  private volatile Lifecycle lifecycle = Lifecycle.NEW; // written under lifecycleLock
 
   private Baton(Builder b) {
     this.pool = b.dataSource;
@@ -454,6 +454,14 @@ public final class Baton implements AutoCloseable {
   /** The maintenance leader as the database records it, if any: {@link BatonAdmin#leader}. */
   public Optional<LeaderInfo> leader() {
     return admin.leader();
+  }
+
+  /**
+   * Whether this client is started and not stopped: its workers claim and run jobs of its queues.
+   * False before {@link #start()}, and from the moment {@link #stop()} begins.
+   */
+  public boolean isRunning() {
+    return lifecycle == Lifecycle.RUNNING;
   }
 
   /** Whether this client leads the cluster now (and so runs maintenance). */

@@ -1,7 +1,12 @@
 package dev.baton;
 
-import java.lang.management.ManagementFactory;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -12,6 +17,7 @@ import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The settings of one {@link Baton} client. Immutable; built with {@link #builder()}, which checks
@@ -434,17 +440,75 @@ public final class BatonConfig {
     return prefetch == null ? ADAPTIVE_PREFETCH_LIMIT : prefetch;
   }
 
+  // Default node ids handed out in this JVM; the first is the host slot alone.
+  private static final AtomicInteger DEFAULT_IDS = new AtomicInteger();
+
   private static String defaultNodeId() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (Exception e) {
-      host = "unknown-host";
-    }
-    String pid = ManagementFactory.getRuntimeMXBean().getName().split("@")[0];
-    String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
-    String id = host + "-" + pid + "-" + suffix;
+    int n = DEFAULT_IDS.incrementAndGet();
+    String id = HostSlot.ID + (n == 1 ? "" : "-" + n);
     return id.length() > 128 ? id.substring(id.length() - 128) : id;
+  }
+
+  /**
+   * This process's slot on its host: the lowest n from 1 to {@value #SLOTS} whose file {@code
+   * baton-node-<n>.lock} in {@code java.io.tmpdir} this process holds the OS lock of. The lock is
+   * taken when the first default node id is asked for and held until the process exits; the OS
+   * releases it then, even after a kill -9. So two processes on one host never share a slot, and a
+   * process that restarts takes its slot again when no other took it meanwhile. Without a slot (no
+   * writable temporary directory, every slot held) the id ends in the process id and a random
+   * number instead, as it did before slots.
+   */
+  private static final class HostSlot {
+    static final int SLOTS = 64;
+    static final String ID = compute();
+
+    @SuppressWarnings("unused") // held open for the life of the process: it is the lock
+    private static FileChannel held;
+
+    private static String compute() {
+      String host;
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (Exception e) {
+        host = "unknown-host";
+      }
+      host = host.replaceAll("[^\\x21-\\x7e]", "-");
+      try {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+        for (int slot = 1; slot <= SLOTS; slot++) {
+          if (tryHold(dir.resolve("baton-node-" + slot + ".lock"))) {
+            return host + "-" + slot;
+          }
+        }
+      } catch (RuntimeException e) {
+        // no usable temporary directory: fall through to the per-process id
+      }
+      String pid = Long.toString(ProcessHandle.current().pid());
+      String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
+      return host + "-" + pid + "-" + suffix;
+    }
+
+    private static boolean tryHold(Path file) {
+      FileChannel ch = null;
+      try {
+        ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock = ch.tryLock();
+        if (lock != null) {
+          held = ch;
+          return true;
+        }
+      } catch (IOException | OverlappingFileLockException | SecurityException e) {
+        // another user's file, or held in this process: not ours
+      }
+      if (ch != null) {
+        try {
+          ch.close();
+        } catch (IOException e) {
+          // nothing held
+        }
+      }
+      return false;
+    }
   }
 
   /** Builds a {@link BatonConfig}. Not thread-safe. */
@@ -502,8 +566,14 @@ public final class BatonConfig {
     }
 
     /**
-     * This client's node id; default {@code <host>-<pid>-<random>}. 1-128 printable characters
-     * without spaces. Two live clients must not share one.
+     * This client's node id; 1-128 printable characters without spaces. Two live clients must not
+     * share one. Default {@code <host>-<slot>}: the host name and the lowest slot number, from 1,
+     * that no other live process on the host holds (an OS lock on the file {@code
+     * baton-node-<slot>.lock} in {@code java.io.tmpdir}, held until the process exits), so that a
+     * restarted process keeps its id and two processes on one host differ; a further client in the
+     * same process without an id of its own gets {@code <host>-<slot>-<n>}, n counting from 2.
+     * Without a usable temporary directory the default is {@code <host>-<pid>-<random>}. Set it
+     * (from a pod name, say) for an id that survives moving to another host or temporary directory.
      */
     public Builder nodeId(String nodeId) {
       if (nodeId == null || !nodeId.matches("[\\x21-\\x7e]{1,128}")) {

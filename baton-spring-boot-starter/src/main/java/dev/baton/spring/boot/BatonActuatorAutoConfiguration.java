@@ -74,7 +74,9 @@ public class BatonActuatorAutoConfiguration {
     @ConditionalOnMissingBean
     BatonMetrics batonMetrics(Baton baton, BatonProperties properties) {
       BatonMetrics.Builder b =
-          BatonMetrics.builder(baton).queueStats(properties.getMetrics().isQueueStats());
+          BatonMetrics.builder(baton)
+              .queueStats(properties.getMetrics().isQueueStats())
+              .percentileHistograms(properties.getMetrics().isPercentileHistograms());
       if (properties.getMetrics().getRefreshInterval() != null) {
         b.refreshInterval(properties.getMetrics().getRefreshInterval());
       }

@@ -40,8 +40,9 @@ public class BatonProperties {
   private String schema = "baton";
 
   /**
-   * This node's id, recorded on the jobs it claims; default host-pid-random. 1-128 printable ASCII
-   * characters without spaces; unique per running client.
+   * This node's id, recorded on the jobs it claims; default host-slot, stable across restarts (see
+   * docs/configuration.md). 1-128 printable ASCII characters without spaces; unique per running
+   * client.
    */
   private String nodeId;
 
@@ -309,6 +310,22 @@ public class BatonProperties {
 
     /** Whether the cluster-wide queue gauges (depth, oldest age, failure share) are read. */
     private boolean queueStats = true;
+
+    /**
+     * Whether the timers (pickup latency, run time) publish percentile histograms, for quantiles
+     * across nodes; off by default: some 70 more series per queue and kind on each scrape.
+     */
+    private boolean percentileHistograms = false;
+
+    /** Whether the timers publish percentile histograms. */
+    public boolean isPercentileHistograms() {
+      return percentileHistograms;
+    }
+
+    /** Sets whether the timers publish percentile histograms. */
+    public void setPercentileHistograms(boolean percentileHistograms) {
+      this.percentileHistograms = percentileHistograms;
+    }
 
     /** Whether Baton's meters are bound. */
     public boolean isEnabled() {
