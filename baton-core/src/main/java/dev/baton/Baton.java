@@ -583,7 +583,7 @@ public final class Baton implements AutoCloseable {
     KindConfig k =
         KindConfig.of(h.argsType()).overriddenBy(onHandler).overriddenBy(config.kind(h.kind()));
     Duration timeout = h.timeout() != null ? h.timeout() : k.timeout().orElse(null);
-    return h.withSettings(timeout, k.retryPolicy().orElse(null));
+    return h.withSettings(new HandlerEntry.Settings(timeout, k.retryPolicy().orElse(null)));
   }
 
   private <A extends JobArgs> HandlerEntry<A> instrumented(HandlerEntry<A> h) {
@@ -594,8 +594,7 @@ public final class Baton implements AutoCloseable {
         h.kind(),
         h.argsType(),
         HandlerChain.wrap(h.handler(), interceptors),
-        h.timeout(),
-        h.retryPolicy(),
+        h.settings(),
         null,
         0);
   }
@@ -716,7 +715,12 @@ public final class Baton implements AutoCloseable {
       }
       return put(
           new HandlerEntry<>(
-              JobArgs.kindOf(argsType), argsType, null, timeout, null, handler, maxBatch));
+              JobArgs.kindOf(argsType),
+              argsType,
+              null,
+              new HandlerEntry.Settings(timeout, null),
+              handler,
+              maxBatch));
     }
 
     private <A extends JobArgs> Builder register(
