@@ -90,8 +90,23 @@ public final class Baton implements AutoCloseable {
           return JobArgs.kindOf(type);
         }
       };
+  // The queue and max attempts of jobs of each args class whose enqueue sets none, where its kind
+  // has settings for them; KindConfig.none() (checked by identity) for the kinds without.
+  private final Map<String, KindConfig> handlerSettings; // from @KindSettings on handler classes
+  private final ClassValue<KindConfig> enqueueSettings =
+      new ClassValue<>() {
+        @Override
+        protected KindConfig computeValue(Class<?> type) {
+          String kind = kinds.get(type);
+          KindConfig k =
+              KindConfig.of(type)
+                  .overriddenBy(handlerSettings.getOrDefault(kind, KindConfig.none()))
+                  .overriddenBy(config.kind(kind));
+          return k.queue().isEmpty() && k.maxAttempts().isEmpty() ? KindConfig.none() : k;
+        }
+      };
   private final ReentrantLock lifecycleLock = new ReentrantLock();
-  private Lifecycle lifecycle = Lifecycle.NEW; // guarded by lifecycleLock
+  private volatile Lifecycle lifecycle = Lifecycle.NEW; // written under lifecycleLock
 
   private Baton(Builder b) {
     this.pool = b.dataSource;
@@ -101,8 +116,17 @@ public final class Baton implements AutoCloseable {
     this.dataSource = Db.withNetworkTimeout(b.dataSource, config.lease());
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
     this.interceptors = List.copyOf(b.interceptors);
+    Map<String, KindConfig> fromHandlers = new LinkedHashMap<>();
     Map<String, HandlerEntry<?>> instrumented = new LinkedHashMap<>();
-    b.handlers.forEach((kind, h) -> instrumented.put(kind, instrumented(h)));
+    b.handlers.forEach(
+        (kind, h) -> {
+          KindConfig onHandler = KindConfig.of(h.registered().getClass());
+          if (!onHandler.isEmpty()) {
+            fromHandlers.put(kind, onHandler);
+          }
+          instrumented.put(kind, instrumented(withKindSettings(h, onHandler)));
+        });
+    this.handlerSettings = Map.copyOf(fromHandlers);
     this.handlers = Collections.unmodifiableMap(instrumented);
     this.schema = SchemaName.of(config.schema());
     this.enqueueStore = new EnqueueStore(schema);
@@ -275,6 +299,13 @@ public final class Baton implements AutoCloseable {
     Objects.requireNonNull(args, "args");
     Objects.requireNonNull(options, "options");
     String kind = kinds.get(args.getClass());
+    KindConfig settings = enqueueSettings.get(args.getClass());
+    if (settings != KindConfig.none()) {
+      options =
+          options.withKindDefaults(
+              settings.queue().orElse(null),
+              settings.maxAttempts().isPresent() ? settings.maxAttempts().getAsInt() : null);
+    }
     if (!config.allowUnknownKinds()
         && !handlers.containsKey(kind)
         && !config.knownKinds().contains(kind)) {
@@ -425,6 +456,14 @@ public final class Baton implements AutoCloseable {
     return admin.leader();
   }
 
+  /**
+   * Whether this client is started and not stopped: its workers claim and run jobs of its queues.
+   * False before {@link #start()}, and from the moment {@link #stop()} begins.
+   */
+  public boolean isRunning() {
+    return lifecycle == Lifecycle.RUNNING;
+  }
+
   /** Whether this client leads the cluster now (and so runs maintenance). */
   public boolean isLeader() {
     return node.leading();
@@ -527,12 +566,30 @@ public final class Baton implements AutoCloseable {
     stop();
   }
 
+  /**
+   * {@code h} with its kind's timeout and retry policy: a timeout given at registration, else the
+   * config's settings of the kind, else {@code onHandler} (the handler class's {@link
+   * KindSettings}), else the args class's; null where none has one (the client's default).
+   */
+  private <A extends JobArgs> HandlerEntry<A> withKindSettings(
+      HandlerEntry<A> h, KindConfig onHandler) {
+    KindConfig k =
+        KindConfig.of(h.argsType()).overriddenBy(onHandler).overriddenBy(config.kind(h.kind()));
+    Duration timeout = h.timeout() != null ? h.timeout() : k.timeout().orElse(null);
+    return h.withSettings(new HandlerEntry.Settings(timeout, k.retryPolicy().orElse(null)));
+  }
+
   private <A extends JobArgs> HandlerEntry<A> instrumented(HandlerEntry<A> h) {
     if (h.batches()) {
       return h; // interceptors wrap one job's attempt; see BatchJobHandler
     }
     return new HandlerEntry<>(
-        h.kind(), h.argsType(), HandlerChain.wrap(h.handler(), interceptors), h.timeout());
+        h.kind(),
+        h.argsType(),
+        HandlerChain.wrap(h.handler(), interceptors),
+        h.settings(),
+        null,
+        0);
   }
 
   static ObjectMapper defaultMapper() {
@@ -566,10 +623,19 @@ public final class Baton implements AutoCloseable {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }
 
-    /** The config; default {@link BatonConfig#defaults()}. */
+    /**
+     * The config; default {@link BatonConfig#defaults()}. To change one setting of the config set
+     * so far (in a Spring Boot {@code BatonBuilderCustomizer}, say): {@code
+     * builder.config(builder.config().toBuilder().maxRescues(5).build())}.
+     */
     public Builder config(BatonConfig config) {
       this.config = Objects.requireNonNull(config, "config");
       return this;
+    }
+
+    /** The config set so far: {@link BatonConfig#defaults()} until one is set. */
+    public BatonConfig config() {
+      return config;
     }
 
     /**
@@ -586,7 +652,11 @@ public final class Baton implements AutoCloseable {
       return register(argsType, null, handler);
     }
 
-    /** Registers {@code handler} for the kind of {@code argsType} with its own timeout. */
+    /**
+     * Registers {@code handler} for the kind of {@code argsType} with its own timeout, which wins
+     * over any other setting of the kind's timeout ({@link BatonConfig.Builder#kind}, {@link
+     * KindSettings}).
+     */
     public <A extends JobArgs> Builder handler(
         Class<A> argsType, Duration timeout, JobHandler<A> handler) {
       if (timeout == null || timeout.compareTo(Duration.ofMillis(10)) < 0) {
@@ -637,7 +707,13 @@ public final class Baton implements AutoCloseable {
             "maxBatch of batch handler " + argsType.getName(), "1 to " + MAX_BATCH, maxBatch);
       }
       return put(
-          new HandlerEntry<>(JobArgs.kindOf(argsType), argsType, null, timeout, handler, maxBatch));
+          new HandlerEntry<>(
+              JobArgs.kindOf(argsType),
+              argsType,
+              null,
+              new HandlerEntry.Settings(timeout, null),
+              handler,
+              maxBatch));
     }
 
     private <A extends JobArgs> Builder register(

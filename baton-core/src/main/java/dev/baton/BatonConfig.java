@@ -1,7 +1,12 @@
 package dev.baton;
 
-import java.lang.management.ManagementFactory;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -12,6 +17,7 @@ import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The settings of one {@link Baton} client. Immutable; built with {@link #builder()}, which checks
@@ -99,10 +105,13 @@ public final class BatonConfig {
   public static final int ADAPTIVE_PREFETCH_LIMIT = 2_048;
 
   private final String schema;
-  private final String nodeId;
+  private final String nodeIdGiven; // null: the default, computed when first asked for
+  private volatile String nodeId;
   private final Map<String, QueueConfig> queues;
+  private final Map<String, KindConfig> kinds;
   private final Duration lease;
   private final Duration heartbeatInterval;
+  private final Duration heartbeatIntervalGiven; // null: a third of the lease
   private final Duration jobTimeout;
   private final Duration pollInterval;
   private final boolean pollOnly;
@@ -110,6 +119,7 @@ public final class BatonConfig {
   private final Duration maintenanceInterval;
   private final boolean maintenanceEnabled;
   private final Duration leaderTtl;
+  private final Duration leaderTtlGiven; // null: derived from the lease
   private final int maxRescues;
   private final Duration nodeHeartbeatInterval;
   private final Duration nodeTtl;
@@ -133,11 +143,13 @@ public final class BatonConfig {
 
   private BatonConfig(Builder b) {
     this.schema = b.schema;
-    this.nodeId = b.nodeId != null ? b.nodeId : defaultNodeId();
+    this.nodeIdGiven = b.nodeId;
     this.queues = Collections.unmodifiableMap(new LinkedHashMap<>(b.queues));
+    this.kinds = Collections.unmodifiableMap(new LinkedHashMap<>(b.kinds));
     this.lease = b.lease;
     this.heartbeatInterval =
         b.heartbeatInterval != null ? b.heartbeatInterval : b.lease.dividedBy(3);
+    this.heartbeatIntervalGiven = b.heartbeatInterval;
     this.jobTimeout = b.jobTimeout;
     this.pollInterval = b.pollInterval;
     this.pollOnly = b.pollOnly;
@@ -145,6 +157,7 @@ public final class BatonConfig {
     this.maintenanceInterval = b.maintenanceInterval;
     this.maintenanceEnabled = b.maintenanceEnabled;
     this.leaderTtl = b.leaderTtl != null ? b.leaderTtl : defaultLeaderTtl(b.lease);
+    this.leaderTtlGiven = b.leaderTtl;
     this.maxRescues = b.maxRescues;
     this.nodeHeartbeatInterval = b.nodeHeartbeatInterval;
     this.nodeTtl = b.nodeTtl;
@@ -172,6 +185,49 @@ public final class BatonConfig {
     return new Builder();
   }
 
+  /**
+   * A builder holding every setting of this config, to change some and build another. Settings that
+   * this config derived from others (the heartbeat interval and the leader's lease from the lease)
+   * stay derived unless they were set; the node id is this config's, when it was set.
+   */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.schema = schema;
+    b.nodeId = nodeIdGiven;
+    b.queues.putAll(queues);
+    b.kinds.putAll(kinds);
+    b.lease = lease;
+    b.heartbeatInterval = heartbeatIntervalGiven;
+    b.jobTimeout = jobTimeout;
+    b.pollInterval = pollInterval;
+    b.pollOnly = pollOnly;
+    b.claimOnEnqueue = claimOnEnqueue;
+    b.maintenanceInterval = maintenanceInterval;
+    b.maintenanceEnabled = maintenanceEnabled;
+    b.leaderTtl = leaderTtlGiven;
+    b.maxRescues = maxRescues;
+    b.nodeHeartbeatInterval = nodeHeartbeatInterval;
+    b.nodeTtl = nodeTtl;
+    b.cleanInterval = cleanInterval;
+    b.cleanBatchSize = cleanBatchSize;
+    b.completedRetention = completedRetention;
+    b.cancelledRetention = cancelledRetention;
+    b.discardedRetention = discardedRetention;
+    b.archiveFinished = archiveFinished;
+    b.stopTimeout = stopTimeout;
+    b.maxArgsBytes = maxArgsBytes;
+    b.maxMetadataBytes = maxMetadataBytes;
+    b.allowUnknownKinds = allowUnknownKinds;
+    b.knownKinds.addAll(knownKinds);
+    b.retryPolicy = retryPolicy;
+    b.completerBatchSize = completerBatchSize;
+    b.completerCapacity = completerCapacity;
+    b.completerFlushDelay = completerFlushDelay;
+    b.virtualThreads = virtualThreads;
+    b.prefetch = prefetch;
+    return b;
+  }
+
   /** The config with every default: schema {@code baton}, no queues worked. */
   public static BatonConfig defaults() {
     return builder().build();
@@ -182,14 +238,40 @@ public final class BatonConfig {
     return schema;
   }
 
-  /** This client's node id, recorded as {@code attempted_by} on the jobs it claims. */
+  /**
+   * This client's node id, recorded as {@code attempted_by} on the jobs it claims: the one set, or
+   * else the default, computed when first asked for (see {@link Builder#nodeId(String)}).
+   */
   public String nodeId() {
-    return nodeId;
+    String id = nodeId;
+    if (id == null) {
+      synchronized (this) {
+        id = nodeId;
+        if (id == null) {
+          id = nodeIdGiven != null ? nodeIdGiven : defaultNodeId();
+          nodeId = id;
+        }
+      }
+    }
+    return id;
   }
 
   /** The queues this client works, by name, in the order they were added. */
   public Map<String, QueueConfig> queues() {
     return queues;
+  }
+
+  /**
+   * The settings of kinds that differ from this config's, by kind, in the order they were added:
+   * {@link Builder#kind(String, KindConfig)}.
+   */
+  public Map<String, KindConfig> kinds() {
+    return kinds;
+  }
+
+  /** The settings of {@code kind} in this config; {@link KindConfig#none()} when it has none. */
+  public KindConfig kind(String kind) {
+    return kinds.getOrDefault(kind, KindConfig.none());
   }
 
   /** How long a claim holds a job without a heartbeat. */
@@ -358,17 +440,75 @@ public final class BatonConfig {
     return prefetch == null ? ADAPTIVE_PREFETCH_LIMIT : prefetch;
   }
 
+  // Default node ids handed out in this JVM; the first is the host slot alone.
+  private static final AtomicInteger DEFAULT_IDS = new AtomicInteger();
+
   private static String defaultNodeId() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (Exception e) {
-      host = "unknown-host";
-    }
-    String pid = ManagementFactory.getRuntimeMXBean().getName().split("@")[0];
-    String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
-    String id = host + "-" + pid + "-" + suffix;
+    int n = DEFAULT_IDS.incrementAndGet();
+    String id = HostSlot.ID + (n == 1 ? "" : "-" + n);
     return id.length() > 128 ? id.substring(id.length() - 128) : id;
+  }
+
+  /**
+   * This process's slot on its host: the lowest n from 1 to {@value #SLOTS} whose file {@code
+   * baton-node-<n>.lock} in {@code java.io.tmpdir} this process holds the OS lock of. The lock is
+   * taken when the first default node id is asked for and held until the process exits; the OS
+   * releases it then, even after a kill -9. So two processes on one host never share a slot, and a
+   * process that restarts takes its slot again when no other took it meanwhile. Without a slot (no
+   * writable temporary directory, every slot held) the id ends in the process id and a random
+   * number instead, as it did before slots.
+   */
+  private static final class HostSlot {
+    static final int SLOTS = 64;
+    static final String ID = compute();
+
+    @SuppressWarnings("unused") // held open for the life of the process: it is the lock
+    private static FileChannel held;
+
+    private static String compute() {
+      String host;
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (Exception e) {
+        host = "unknown-host";
+      }
+      host = host.replaceAll("[^\\x21-\\x7e]", "-");
+      try {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+        for (int slot = 1; slot <= SLOTS; slot++) {
+          if (tryHold(dir.resolve("baton-node-" + slot + ".lock"))) {
+            return host + "-" + slot;
+          }
+        }
+      } catch (RuntimeException e) {
+        // no usable temporary directory: fall through to the per-process id
+      }
+      String pid = Long.toString(ProcessHandle.current().pid());
+      String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
+      return host + "-" + pid + "-" + suffix;
+    }
+
+    private static boolean tryHold(Path file) {
+      FileChannel ch = null;
+      try {
+        ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock = ch.tryLock();
+        if (lock != null) {
+          held = ch;
+          return true;
+        }
+      } catch (IOException | OverlappingFileLockException | SecurityException e) {
+        // another user's file, or held in this process: not ours
+      }
+      if (ch != null) {
+        try {
+          ch.close();
+        } catch (IOException e) {
+          // nothing held
+        }
+      }
+      return false;
+    }
   }
 
   /** Builds a {@link BatonConfig}. Not thread-safe. */
@@ -376,6 +516,7 @@ public final class BatonConfig {
     private String schema = DEFAULT_SCHEMA;
     private String nodeId;
     private final Map<String, QueueConfig> queues = new LinkedHashMap<>();
+    private final Map<String, KindConfig> kinds = new LinkedHashMap<>();
     private Duration lease = DEFAULT_LEASE;
     private Duration heartbeatInterval;
     private Duration jobTimeout = DEFAULT_JOB_TIMEOUT;
@@ -425,8 +566,14 @@ public final class BatonConfig {
     }
 
     /**
-     * This client's node id; default {@code <host>-<pid>-<random>}. 1-128 printable characters
-     * without spaces. Two live clients must not share one.
+     * This client's node id; 1-128 printable characters without spaces. Two live clients must not
+     * share one. Default {@code <host>-<slot>}: the host name and the lowest slot number, from 1,
+     * that no other live process on the host holds (an OS lock on the file {@code
+     * baton-node-<slot>.lock} in {@code java.io.tmpdir}, held until the process exits), so that a
+     * restarted process keeps its id and two processes on one host differ; a further client in the
+     * same process without an id of its own gets {@code <host>-<slot>-<n>}, n counting from 2.
+     * Without a usable temporary directory the default is {@code <host>-<pid>-<random>}. Set it
+     * (from a pod name, say) for an id that survives moving to another host or temporary directory.
      */
     public Builder nodeId(String nodeId) {
       if (nodeId == null || !nodeId.matches("[\\x21-\\x7e]{1,128}")) {
@@ -447,6 +594,33 @@ public final class BatonConfig {
       QueueConfig q = new QueueConfig(name, concurrency);
       queues.put(q.name(), q);
       return this;
+    }
+
+    /**
+     * Settings of jobs of {@code kind}: its handler's timeout and retry policy, and the queue and
+     * max attempts of a job whose enqueue sets none; default none. Called again for the same kind,
+     * each setting given replaces the one before and the others stay.
+     *
+     * <p>Where a kind's settings come from, highest first: a timeout given to {@link
+     * Baton.Builder#handler(Class, Duration, JobHandler)}; this config (which the Spring Boot
+     * starter fills from {@code baton.kinds.<kind>.*}, before customizers may change it); {@link
+     * KindSettings} on the handler's class; {@link KindSettings} on the args class; this config's
+     * {@link #jobTimeout}, {@link #retryPolicy}, and {@link EnqueueOptions}' defaults. Options an
+     * enqueue sets itself always win.
+     */
+    public Builder kind(String kind, KindConfig settings) {
+      if (!JobArgs.isValidKind(kind)) {
+        throw new InvalidConfigException(
+            "kind", "1-128 characters of letters, digits and _ . : - /", kind);
+      }
+      Objects.requireNonNull(settings, "settings of kind " + kind);
+      kinds.merge(kind, settings, KindConfig::overriddenBy);
+      return this;
+    }
+
+    /** {@link #kind(String, KindConfig)} for the kind of {@code argsType}. */
+    public Builder kind(Class<? extends JobArgs> argsType, KindConfig settings) {
+      return kind(JobArgs.kindOf(argsType), settings);
     }
 
     /**

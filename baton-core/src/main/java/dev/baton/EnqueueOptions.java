@@ -42,6 +42,8 @@ public final class EnqueueOptions {
   private final int maxAttempts;
   private final String idempotencyKey;
   private final Map<String, Object> metadata;
+  private final boolean queueSet; // whether the caller named the queue, not left the default
+  private final boolean maxAttemptsSet;
 
   private EnqueueOptions(Builder b) {
     this.queue = b.queue;
@@ -50,6 +52,8 @@ public final class EnqueueOptions {
     this.maxAttempts = b.maxAttempts;
     this.idempotencyKey = b.idempotencyKey;
     this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
+    this.queueSet = b.queueSet;
+    this.maxAttemptsSet = b.maxAttemptsSet;
   }
 
   /** The defaults: queue {@code default}, priority 0, now, 20 attempts, no key, no metadata. */
@@ -100,15 +104,44 @@ public final class EnqueueOptions {
     if (entries.isEmpty()) {
       return this;
     }
-    Builder b = new Builder();
-    b.queue = queue;
-    b.priority = priority;
-    b.runAt = runAt;
-    b.maxAttempts = maxAttempts;
-    b.idempotencyKey = idempotencyKey;
+    Builder b = copy();
+    b.metadata.clear();
     entries.forEach(b::metadata);
     b.metadata.putAll(metadata);
     return new EnqueueOptions(b);
+  }
+
+  /**
+   * These options with the queue and max attempts of a kind's settings where the caller set none:
+   * {@code queue} and {@code maxAttempts} are the kind's (null for none).
+   */
+  EnqueueOptions withKindDefaults(String queue, Integer maxAttempts) {
+    boolean q = queue != null && !queueSet;
+    boolean m = maxAttempts != null && !maxAttemptsSet;
+    if (!q && !m) {
+      return this;
+    }
+    Builder b = copy();
+    if (q) {
+      b.queue = queue;
+    }
+    if (m) {
+      b.maxAttempts = maxAttempts;
+    }
+    return new EnqueueOptions(b);
+  }
+
+  private Builder copy() {
+    Builder b = new Builder();
+    b.queue = queue;
+    b.queueSet = queueSet;
+    b.priority = priority;
+    b.runAt = runAt;
+    b.maxAttempts = maxAttempts;
+    b.maxAttemptsSet = maxAttemptsSet;
+    b.idempotencyKey = idempotencyKey;
+    b.metadata.putAll(metadata);
+    return b;
   }
 
   /** Builds {@link EnqueueOptions}; each setter rejects a bad value at once. */
@@ -119,11 +152,14 @@ public final class EnqueueOptions {
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private String idempotencyKey;
     private final Map<String, Object> metadata = new LinkedHashMap<>();
+    private boolean queueSet;
+    private boolean maxAttemptsSet;
 
     private Builder() {}
 
     /**
-     * The queue; default {@value EnqueueOptions#DEFAULT_QUEUE}.
+     * The queue; default: the kind's ({@link KindConfig#queue()}), else {@value
+     * EnqueueOptions#DEFAULT_QUEUE}.
      *
      * @throws InvalidJobException unless 1-64 characters of letters, digits and {@code _ - .},
      *     starting with a letter or digit
@@ -136,6 +172,7 @@ public final class EnqueueOptions {
                 + quote(queue));
       }
       this.queue = queue;
+      this.queueSet = true;
       return this;
     }
 
@@ -174,8 +211,8 @@ public final class EnqueueOptions {
     }
 
     /**
-     * Attempts before a failure discards the job, 1..1000; default {@value
-     * EnqueueOptions#DEFAULT_MAX_ATTEMPTS}.
+     * Attempts before a failure discards the job, 1..1000; default: the kind's ({@link
+     * KindConfig#maxAttempts()}), else {@value EnqueueOptions#DEFAULT_MAX_ATTEMPTS}.
      *
      * @throws InvalidJobException outside 1..1000
      */
@@ -185,6 +222,7 @@ public final class EnqueueOptions {
             "invalid enqueue option: maxAttempts must be 1..1000, got " + maxAttempts);
       }
       this.maxAttempts = maxAttempts;
+      this.maxAttemptsSet = true;
       return this;
     }
 

@@ -95,7 +95,7 @@ final class WorkerCommand extends BaseCommand implements Callable<Integer> {
   @Option(
       names = "--node-id",
       paramLabel = "ID",
-      description = "This node's id (default: <host>-<pid>-<random>)")
+      description = "This node's id (default: <host>-<slot>, stable across restarts)")
   String nodeId;
 
   @Option(

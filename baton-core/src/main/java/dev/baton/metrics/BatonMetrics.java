@@ -70,6 +70,7 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
   private final Baton baton;
   private final Duration refreshInterval;
   private final boolean queueStats;
+  private final boolean percentileHistograms;
   private final DataSource dataSource;
   private final NodeCounters counters;
   private final StatsStore store;
@@ -98,6 +99,7 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     this.baton = b.baton;
     this.refreshInterval = b.refreshInterval;
     this.queueStats = b.queueStats;
+    this.percentileHistograms = b.percentileHistograms;
     ClientInternals internals = baton.internals();
     this.dataSource = internals.pool();
     this.counters = internals.counters();
@@ -355,14 +357,17 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
       return t; // the hot path: two lookups, no allocation
     }
     MeterRegistry reg = registry;
-    Timer created =
+    Timer.Builder builder =
         Timer.builder(name)
             .description(description)
-            .tags("queue", job.queue(), "kind", job.kind(), "node", node)
-            .publishPercentileHistogram()
-            .minimumExpectedValue(Duration.ofMillis(1))
-            .maximumExpectedValue(Duration.ofHours(1))
-            .register(reg);
+            .tags("queue", job.queue(), "kind", job.kind(), "node", node);
+    if (percentileHistograms) {
+      builder
+          .publishPercentileHistogram()
+          .minimumExpectedValue(Duration.ofMillis(1))
+          .maximumExpectedValue(Duration.ofHours(1));
+    }
+    Timer created = builder.register(reg);
     t =
         timers
             .computeIfAbsent(job.queue(), q -> new ConcurrentHashMap<>())
@@ -412,6 +417,7 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     private final Baton baton;
     private Duration refreshInterval = DEFAULT_REFRESH_INTERVAL;
     private boolean queueStats = true;
+    private boolean percentileHistograms;
 
     private Builder(Baton baton) {
       this.baton = Objects.requireNonNull(baton, "baton");
@@ -438,6 +444,17 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
      */
     public Builder queueStats(boolean enabled) {
       this.queueStats = enabled;
+      return this;
+    }
+
+    /**
+     * Whether the timers publish percentile histograms (buckets from 1 ms to 1 h, for quantiles
+     * computed by the monitoring system across nodes); default false: each timer is then a count, a
+     * sum and a max. A histogram adds some 70 series per queue and kind to every scrape of a
+     * Prometheus registry; turn it on where latency quantiles are wanted.
+     */
+    public Builder percentileHistograms(boolean enabled) {
+      this.percentileHistograms = enabled;
       return this;
     }
 

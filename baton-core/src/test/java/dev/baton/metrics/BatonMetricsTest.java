@@ -16,6 +16,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.core.instrument.distribution.pause.PauseDetector;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,8 +26,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -270,6 +274,46 @@ class BatonMetricsTest {
         assertThat(registry.find("baton.queue.depth").meters()).as("queueStats(false)").isEmpty();
         assertThat(registry.find("baton.stats.age").meters()).isEmpty();
       }
+    }
+  }
+
+  @Test
+  void timersPublishPercentileHistogramsOnlyWhenAskedTo() {
+    try (Fixture f = new Fixture()) {
+      Baton baton =
+          f.start(
+              f.config().queue("default", 2).build(), b -> b.handler(Work.class, (ctx, a) -> {}));
+
+      assertThat(runTimerHistogram(f, BatonMetrics.builder(baton).queueStats(false), 1)).isFalse();
+      assertThat(
+              runTimerHistogram(
+                  f, BatonMetrics.builder(baton).queueStats(false).percentileHistograms(true), 2))
+          .isTrue();
+    }
+  }
+
+  /**
+   * Whether the run timer of one job run while {@code b}'s binder is bound was registered with a
+   * percentile histogram (a SimpleMeterRegistry computes no buckets, so the registry is asked).
+   */
+  private static boolean runTimerHistogram(Fixture f, BatonMetrics.Builder b, int n) {
+    Map<String, Boolean> histogram = new ConcurrentHashMap<>();
+    SimpleMeterRegistry registry =
+        new SimpleMeterRegistry() {
+          @Override
+          protected Timer newTimer(
+              Meter.Id id, DistributionStatisticConfig config, PauseDetector pauseDetector) {
+            histogram.put(id.getName(), Boolean.TRUE.equals(config.isPercentileHistogram()));
+            return super.newTimer(id, config, pauseDetector);
+          }
+        };
+    try (BatonMetrics metrics = b.build()) {
+      metrics.bindTo(registry);
+      f.reader().enqueue(new Work(n));
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> histogram.containsKey("baton.job.run.time"));
+      return histogram.get("baton.job.run.time");
     }
   }
 

@@ -836,7 +836,12 @@ public final class JobExecutor {
 
   private Duration retryDelay(ClaimedJob job, Throwable cause) {
     try {
-      Duration d = settings.retryPolicy().nextDelay(job.attempt(), cause);
+      HandlerEntry<?> entry = handlers.get(job.kind());
+      RetryPolicy policy =
+          entry != null && entry.retryPolicy() != null
+              ? entry.retryPolicy()
+              : settings.retryPolicy();
+      Duration d = policy.nextDelay(job.attempt(), cause);
       return d == null || d.isNegative() ? Duration.ZERO : d;
     } catch (RuntimeException e) {
       log.warn("retry policy failed for job {}; retrying in 1 s", job.id(), e);

@@ -20,7 +20,14 @@ import org.springframework.context.annotation.Configuration;
  * Boot 4's type, whichever the application has; {@link BatonMetrics} is a {@code MeterBinder},
  * which Boot binds to the application's {@code MeterRegistry}.
  */
-@AutoConfiguration(after = BatonAutoConfiguration.class)
+// After Boot's availability probes, whose post-processor (of the same, lowest, order) adds the
+// readiness group that the one here extends.
+@AutoConfiguration(
+    after = BatonAutoConfiguration.class,
+    afterName = {
+      "org.springframework.boot.actuate.autoconfigure.availability.AvailabilityProbesAutoConfiguration",
+      "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration"
+    })
 @ConditionalOnBean(Baton.class)
 public class BatonActuatorAutoConfiguration {
 
@@ -35,8 +42,18 @@ public class BatonActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "batonHealthIndicator")
     BatonBoot4HealthIndicator batonHealthIndicator(
-        Baton baton, ObjectProvider<BatonAdmin> admin, DataSource dataSource) {
-      return new BatonBoot4HealthIndicator(health(baton, admin, dataSource));
+        Baton baton,
+        ObjectProvider<BatonAdmin> admin,
+        DataSource dataSource,
+        BatonProperties properties) {
+      return new BatonBoot4HealthIndicator(health(baton, admin, dataSource, properties));
+    }
+
+    /** The indicator joins the readiness group, where the application has one. */
+    @Bean
+    @ConditionalOnMissingBean
+    BatonBoot4ReadinessGroup batonReadinessGroup() {
+      return new BatonBoot4ReadinessGroup();
     }
   }
 
@@ -52,17 +69,33 @@ public class BatonActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "batonHealthIndicator")
     BatonHealthIndicator batonHealthIndicator(
-        Baton baton, ObjectProvider<BatonAdmin> admin, DataSource dataSource) {
-      return new BatonHealthIndicator(health(baton, admin, dataSource));
+        Baton baton,
+        ObjectProvider<BatonAdmin> admin,
+        DataSource dataSource,
+        BatonProperties properties) {
+      return new BatonHealthIndicator(health(baton, admin, dataSource, properties));
+    }
+
+    /** The indicator joins the readiness group, where the application has one. */
+    @Bean
+    @ConditionalOnMissingBean
+    BatonReadinessGroup batonReadinessGroup() {
+      return new BatonReadinessGroup();
     }
   }
 
   // An application that defines its own Baton bean without this starter's BatonAdmin still gets
   // the leader read, on the client's schema.
   private static BatonHealth health(
-      Baton baton, ObjectProvider<BatonAdmin> admin, DataSource dataSource) {
+      Baton baton,
+      ObjectProvider<BatonAdmin> admin,
+      DataSource dataSource,
+      BatonProperties properties) {
     return new BatonHealth(
-        baton, admin.getIfAvailable(() -> new BatonAdmin(dataSource, baton.config())), dataSource);
+        baton,
+        admin.getIfAvailable(() -> new BatonAdmin(dataSource, baton.config())),
+        dataSource,
+        properties.isEnabled() && !baton.config().queues().isEmpty());
   }
 
   /** Micrometer: bound by Boot like any {@code MeterBinder}; closed with the context. */
@@ -74,7 +107,9 @@ public class BatonActuatorAutoConfiguration {
     @ConditionalOnMissingBean
     BatonMetrics batonMetrics(Baton baton, BatonProperties properties) {
       BatonMetrics.Builder b =
-          BatonMetrics.builder(baton).queueStats(properties.getMetrics().isQueueStats());
+          BatonMetrics.builder(baton)
+              .queueStats(properties.getMetrics().isQueueStats())
+              .percentileHistograms(properties.getMetrics().isPercentileHistograms());
       if (properties.getMetrics().getRefreshInterval() != null) {
         b.refreshInterval(properties.getMetrics().getRefreshInterval());
       }

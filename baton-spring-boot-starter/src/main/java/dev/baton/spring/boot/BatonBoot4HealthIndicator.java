@@ -15,6 +15,11 @@ public class BatonBoot4HealthIndicator extends AbstractHealthIndicator {
   @Override
   protected void doHealthCheck(Health.Builder builder) {
     BatonHealth.Report r = health.check();
-    (r.up() ? builder.up() : builder.down()).withDetails(r.details());
+    switch (r.status()) {
+      case UP -> builder.up();
+      case OUT_OF_SERVICE -> builder.outOfService();
+      default -> builder.down();
+    }
+    builder.withDetails(r.details());
   }
 }

@@ -3,6 +3,8 @@ package dev.baton.spring.boot;
 import dev.baton.BatonConfig;
 import dev.baton.EnqueueOptions;
 import dev.baton.InvalidConfigException;
+import dev.baton.JobArgs;
+import dev.baton.KindConfig;
 import dev.baton.QueueConfig;
 import dev.baton.RetryPolicy;
 import java.time.Duration;
@@ -47,6 +49,7 @@ final class BatonConfigBinder {
                 : rejected("queues." + name + ".concurrency", e);
           }
         });
+    p.getKinds().forEach((kind, k) -> b.kind(kind, kindConfig(kind, k)));
     set("lease", p.getLease(), b::lease);
     set("heartbeat-interval", p.getHeartbeatInterval(), b::heartbeatInterval);
     set("job-timeout", p.getJobTimeout(), b::jobTimeout);
@@ -89,7 +92,28 @@ final class BatonConfigBinder {
     }
   }
 
+  private KindConfig kindConfig(String kind, BatonProperties.Kind k) {
+    if (!JobArgs.isValidKind(kind)) {
+      throw new InvalidBatonPropertyException(
+          "baton.kinds", "keys of 1-128 letters, digits and _ . : - /", kind, null);
+    }
+    String prefix = "kinds." + kind + ".";
+    KindConfig.Builder b = KindConfig.builder();
+    set(prefix + "timeout", k.getTimeout(), b::timeout);
+    set(prefix + "max-attempts", k.getMaxAttempts(), b::maxAttempts);
+    set(prefix + "queue", k.getQueue(), b::queue);
+    RetryPolicy retry = retryPolicy(prefix + "retry", k.getRetry());
+    if (retry != null) {
+      b.retryPolicy(retry);
+    }
+    return b.build();
+  }
+
   private RetryPolicy retryPolicy(BatonProperties.Retry r) {
+    return retryPolicy("retry", r);
+  }
+
+  private RetryPolicy retryPolicy(String prefix, BatonProperties.Retry r) {
     if (r.getBase() == null && r.getCap() == null) {
       return null;
     }
@@ -97,13 +121,13 @@ final class BatonConfigBinder {
     Duration cap = r.getCap() != null ? r.getCap() : RetryPolicy.DEFAULT_CAP;
     if (base.isNegative() || base.isZero()) {
       throw new InvalidBatonPropertyException(
-          "baton.retry.base", "more than 0", given("retry.base", base), null);
+          "baton." + prefix + ".base", "more than 0", given(prefix + ".base", base), null);
     }
     if (cap.compareTo(base) < 0) {
       throw new InvalidBatonPropertyException(
-          "baton.retry.cap",
-          "at least baton.retry.base (" + base + ")",
-          given("retry.cap", cap),
+          "baton." + prefix + ".cap",
+          "at least baton." + prefix + ".base (" + base + ")",
+          given(prefix + ".cap", cap),
           null);
     }
     return RetryPolicy.exponential(base, cap);

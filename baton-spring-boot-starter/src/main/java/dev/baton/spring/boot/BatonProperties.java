@@ -40,8 +40,9 @@ public class BatonProperties {
   private String schema = "baton";
 
   /**
-   * This node's id, recorded on the jobs it claims; default host-pid-random. 1-128 printable ASCII
-   * characters without spaces; unique per running client.
+   * This node's id, recorded on the jobs it claims; default host-slot, stable across restarts (see
+   * docs/configuration.md). 1-128 printable ASCII characters without spaces; unique per running
+   * client.
    */
   private String nodeId;
 
@@ -51,6 +52,13 @@ public class BatonProperties {
    * slots.
    */
   private Map<String, Queue> queues = new LinkedHashMap<>();
+
+  /**
+   * Settings of kinds of jobs, by kind (e.g. send_email): timeout, max-attempts, queue, retry.base,
+   * retry.cap; each unset one falls back to a @KindSettings annotation on the handler or args
+   * class, then to the node's default. A BatonBuilderCustomizer may change them further.
+   */
+  private Map<String, Kind> kinds = new LinkedHashMap<>();
 
   // The settings below stay null until set, so an unset one keeps Baton's default, some of which
   // follow from others (heartbeat-interval from lease). The constant defaults an IDE shows come
@@ -213,6 +221,56 @@ public class BatonProperties {
     }
   }
 
+  /** Settings of one kind of job; each unset one falls back. */
+  public static class Kind {
+    /** Timeout of the kind's handler, range 10ms..7d. */
+    private Duration timeout;
+
+    /** Attempts before a failure discards a job of the kind whose enqueue sets none, 1..1000. */
+    private Integer maxAttempts;
+
+    /** Queue of a job of the kind whose enqueue names none. */
+    private String queue;
+
+    /** Backoff of the kind's failed attempts. */
+    private final Retry retry = new Retry();
+
+    /** Timeout of the kind's handler. */
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    /** Sets the timeout of the kind's handler. */
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    /** Attempts of a job of the kind. */
+    public Integer getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    /** Sets the attempts of a job of the kind. */
+    public void setMaxAttempts(Integer maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    /** Queue of a job of the kind. */
+    public String getQueue() {
+      return queue;
+    }
+
+    /** Sets the queue of a job of the kind. */
+    public void setQueue(String queue) {
+      this.queue = queue;
+    }
+
+    /** Backoff of the kind's failed attempts. */
+    public Retry getRetry() {
+      return retry;
+    }
+  }
+
   /** Exponential backoff with jitter: min(cap, base * 2^(attempt-1)), +-20%. */
   public static class Retry {
     /** Delay after the first failed attempt; default 1s; more than 0. */
@@ -252,6 +310,22 @@ public class BatonProperties {
 
     /** Whether the cluster-wide queue gauges (depth, oldest age, failure share) are read. */
     private boolean queueStats = true;
+
+    /**
+     * Whether the timers (pickup latency, run time) publish percentile histograms, for quantiles
+     * across nodes; off by default: some 70 more series per queue and kind on each scrape.
+     */
+    private boolean percentileHistograms = false;
+
+    /** Whether the timers publish percentile histograms. */
+    public boolean isPercentileHistograms() {
+      return percentileHistograms;
+    }
+
+    /** Sets whether the timers publish percentile histograms. */
+    public void setPercentileHistograms(boolean percentileHistograms) {
+      this.percentileHistograms = percentileHistograms;
+    }
 
     /** Whether Baton's meters are bound. */
     public boolean isEnabled() {
@@ -506,6 +580,16 @@ public class BatonProperties {
   /** Sets {@code baton.queues}. */
   public void setQueues(Map<String, Queue> queues) {
     this.queues = queues;
+  }
+
+  /** The value of {@code baton.kinds}. */
+  public Map<String, Kind> getKinds() {
+    return kinds;
+  }
+
+  /** Sets {@code baton.kinds}. */
+  public void setKinds(Map<String, Kind> kinds) {
+    this.kinds = kinds;
   }
 
   /** The value of {@code baton.lease}. */

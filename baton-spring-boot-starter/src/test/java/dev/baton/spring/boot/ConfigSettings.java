@@ -79,6 +79,40 @@ final class ConfigSettings {
                   c -> c.queues().containsKey("mail") ? c.queues().get("mail").concurrency() : null,
                   3)),
           setting(
+              "kind",
+              derived(
+                  "baton.kinds.<name>.timeout",
+                  "7s",
+                  c -> c.kind("mail").timeout().orElse(null),
+                  seconds(7)),
+              derived(
+                  "baton.kinds.<name>.max-attempts",
+                  "7",
+                  c -> c.kind("mail").maxAttempts(),
+                  OptionalInt.of(7)),
+              derived(
+                  "baton.kinds.<name>.queue",
+                  "reports",
+                  c -> c.kind("mail").queue().orElse(null),
+                  "reports"),
+              new Property(
+                  "baton.kinds.<name>.retry.base",
+                  "7s",
+                  c ->
+                      c.kind("mail").retryPolicy().isPresent()
+                          && jitteredAround(
+                              c.kind("mail").retryPolicy().get().nextDelay(1, null), seconds(7)),
+                  null),
+              new Property(
+                  "baton.kinds.<name>.retry.cap",
+                  "7h",
+                  c ->
+                      c.kind("mail").retryPolicy().isPresent()
+                          && jitteredAround(
+                              c.kind("mail").retryPolicy().get().nextDelay(40, null),
+                              Duration.ofHours(7)),
+                  null)),
+          setting(
               "prefetch", derived("baton.prefetch", "7", BatonConfig::prefetch, OptionalInt.of(7))),
           setting("lease", constant("baton.lease", "7s", BatonConfig::lease, seconds(7))),
           setting(
