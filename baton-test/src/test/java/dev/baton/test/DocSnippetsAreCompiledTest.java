@@ -159,6 +159,10 @@ class DocSnippetsAreCompiledTest {
     for (String line : lines) {
       out.append(line.isBlank() ? "" : line.substring(indent)).append('\n');
     }
+    // The formatter keeps a blank line between a class member and the end marker after it.
+    while (out.length() > 1 && out.charAt(out.length() - 2) == '\n') {
+      out.setLength(out.length() - 1);
+    }
     return out.toString();
   }
 

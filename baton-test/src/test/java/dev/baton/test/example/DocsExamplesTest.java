@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.Job;
 import dev.baton.JobArgs;
 import dev.baton.JobHandler;
+import dev.baton.KindSettings;
 import dev.baton.PeriodicJob;
 import dev.baton.QueueInfo;
 import dev.baton.admin.BatonAdmin;
@@ -98,6 +100,34 @@ class DocsExamplesTest {
     // docs:end cluster-admin
 
     assertThat(admin.queues()).extracting(QueueInfo::paused).containsOnly(false);
+    dropSchemaBaton(dataSource);
+  }
+
+  // docs:begin kind-settings
+  @KindSettings(
+      queue = "mail",
+      maxAttempts = 5,
+      timeout = "30s",
+      retryBase = "10s",
+      retryCap = "10m")
+  record SendEmail(long orderId, String to) implements JobArgs {}
+
+  // docs:end kind-settings
+
+  @Test
+  void kindSettingsOnTheArgsRecordReachTheEnqueue() throws Exception {
+    DataSource dataSource = TestDatabase.get().dataSource();
+    dropSchemaBaton(dataSource);
+    new Migrator(dataSource, "baton").up();
+    Baton baton =
+        Baton.builder(dataSource)
+            .config(BatonConfig.builder().knownKinds("send_email").build())
+            .build();
+
+    Job job = baton.enqueue(new SendEmail(42, "a@example.com")).job();
+
+    assertThat(job.queue()).isEqualTo("mail");
+    assertThat(job.maxAttempts()).isEqualTo(5);
     dropSchemaBaton(dataSource);
   }
 
