@@ -136,7 +136,9 @@ public class BatonProperties {
 
   /**
    * How long stopping (when the context closes) waits for running handlers before interrupting them
-   * and handing their jobs back; default 10s, range 0..1h.
+   * and handing their jobs back; default 10s, range 0..1h. Must be less than
+   * spring.lifecycle.timeout-per-shutdown-phase (default 30s); unset, it is half of that when half
+   * is less than 10s.
    */
   private Duration stopTimeout;
 
