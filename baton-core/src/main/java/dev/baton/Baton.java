@@ -405,7 +405,8 @@ public final class Baton implements AutoCloseable {
                 + " (node="
                 + nodeId()
                 + "): this client is started and its producers work the queue; drain with a"
-                + " client that is not started");
+                + " client that is not started (in a Spring Boot test: baton.enabled=false, or"
+                + " baton-test's @BatonTestSchema on the test class)");
       }
     } finally {
       lifecycleLock.unlock();

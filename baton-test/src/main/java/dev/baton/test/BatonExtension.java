@@ -61,8 +61,15 @@ public final class BatonExtension implements BeforeAllCallback, ParameterResolve
         .schema;
   }
 
-  /** A schema in the class's store: JUnit closes it when the class is done. */
-  private static final class DroppedAfterClass implements ExtensionContext.Store.CloseableResource {
+  /**
+   * A schema in the class's store: JUnit closes it when the class is done. JUnit 5.13 and later
+   * (and 6) close a stored {@link AutoCloseable} and warn about a value that is only a {@code
+   * CloseableResource}; JUnit 5.12 and earlier (Spring Boot 3.5's) close only a {@code
+   * CloseableResource}. Being both, it is closed once by either, without the warning.
+   */
+  @SuppressWarnings("deprecation") // CloseableResource: for JUnit before 5.13
+  private static final class DroppedAfterClass
+      implements ExtensionContext.Store.CloseableResource, AutoCloseable {
     final TestSchema schema = TestDatabase.get().newSchema();
 
     @Override

@@ -43,8 +43,10 @@ import javax.sql.DataSource;
  * mapper configured as the client's default one (Java time, unknown properties ignored); a client
  * built with its own mapper passes it to {@link #withObjectMapper}.
  *
- * <p>The client must not be started: {@link #drain} works its queues in its producers' place.
- * Thread-safe, though a drain is meant to run on the test's thread.
+ * <p>The client must not be started: {@link #drain} works its queues in its producers' place. In a
+ * Spring Boot test, {@link BatonTestSchema} on the test class keeps the starter from starting it
+ * (or set {@code baton.enabled=false}). Thread-safe, though a drain is meant to run on the test's
+ * thread.
  */
 public final class TestBaton {
   /** Jobs shown in an assertion's failure message. */

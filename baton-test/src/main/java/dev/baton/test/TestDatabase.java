@@ -95,19 +95,29 @@ public final class TestDatabase {
 
   /** A new schema with a name unique to this JVM, migrated to the latest version. */
   public TestSchema newSchema() {
-    String name = "baton_test_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
+    String name = newSchemaName();
     new Migrator(dataSource, name).up();
     return new TestSchema(name, dataSource, jdbcUrl);
   }
 
+  /** A schema name unique to this JVM, {@code baton_test_<pid>_<n>}; nothing is created. */
+  static String newSchemaName() {
+    return "baton_test_" + ProcessHandle.current().pid() + "_" + SCHEMAS.incrementAndGet();
+  }
+
   /** Drops {@code schema} and everything in it. */
   public void drop(TestSchema schema) {
+    drop(dataSource, schema.name());
+  }
+
+  /** Drops schema {@code name}, one {@link #newSchemaName()} made, on {@code dataSource}. */
+  static void drop(DataSource dataSource, String name) {
     try (Connection c = dataSource.getConnection();
         Statement st = c.createStatement()) {
       // The name is one this class made: letters, digits and underscores only.
-      st.execute("DROP SCHEMA IF EXISTS \"" + schema.name() + "\" CASCADE");
+      st.execute("DROP SCHEMA IF EXISTS \"" + name + "\" CASCADE");
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot drop test schema " + schema.name(), e);
+      throw new IllegalStateException("cannot drop test schema " + name, e);
     }
   }
 }

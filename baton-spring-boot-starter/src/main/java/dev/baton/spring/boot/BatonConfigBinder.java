@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 
 /**
@@ -19,6 +21,11 @@ import org.springframework.core.env.Environment;
  * as the configuration wrote it, so the failure analysis can say which line to fix.
  */
 final class BatonConfigBinder {
+  static final String SHUTDOWN_PHASE_TIMEOUT = "spring.lifecycle.timeout-per-shutdown-phase";
+
+  /** Spring's default for {@link #SHUTDOWN_PHASE_TIMEOUT}. */
+  static final Duration DEFAULT_SHUTDOWN_PHASE = Duration.ofSeconds(30);
+
   private final BatonProperties properties;
   private final Environment environment;
 
@@ -68,7 +75,7 @@ final class BatonConfigBinder {
     set("cancelled-retention", p.getCancelledRetention(), b::cancelledRetention);
     set("discarded-retention", p.getDiscardedRetention(), b::discardedRetention);
     set("archive-finished", p.getArchiveFinished(), b::archiveFinished);
-    set("stop-timeout", p.getStopTimeout(), b::stopTimeout);
+    set("stop-timeout", stopTimeout(p.getStopTimeout()), b::stopTimeout);
     set("max-args-bytes", p.getMaxArgsBytes(), b::maxArgsBytes);
     set("max-metadata-bytes", p.getMaxMetadataBytes(), b::maxMetadataBytes);
     set("allow-unknown-kinds", p.getAllowUnknownKinds(), b::allowUnknownKinds);
@@ -107,6 +114,42 @@ final class BatonConfigBinder {
       b.retryPolicy(retry);
     }
     return b.build();
+  }
+
+  /**
+   * The stop timeout within Spring's shutdown phase: the context waits at most {@code
+   * spring.lifecycle.timeout-per-shutdown-phase} (default 30s) for a phase, so the handlers' grace
+   * must end before it, leaving time to interrupt them and hand their jobs back. Unset, it is the
+   * smaller of Baton's default and half the phase timeout; set, it must be less than the phase
+   * timeout.
+   */
+  private Duration stopTimeout(Duration set) {
+    // Boot's binder reads "20s" as Spring's own property binding does.
+    Duration phase =
+        environment instanceof ConfigurableEnvironment env
+            ? Binder.get(env)
+                .bind(SHUTDOWN_PHASE_TIMEOUT, Duration.class)
+                .orElse(DEFAULT_SHUTDOWN_PHASE)
+            : DEFAULT_SHUTDOWN_PHASE;
+    if (set == null) {
+      Duration half = phase.dividedBy(2);
+      return half.compareTo(BatonConfig.DEFAULT_STOP_TIMEOUT) < 0
+          ? half
+          : BatonConfig.DEFAULT_STOP_TIMEOUT;
+    }
+    if (set.compareTo(phase) >= 0) {
+      throw new InvalidBatonPropertyException(
+          "baton.stop-timeout",
+          "less than " + SHUTDOWN_PHASE_TIMEOUT + " (" + phase + ")",
+          given("stop-timeout", set),
+          "Set baton.stop-timeout below "
+              + SHUTDOWN_PHASE_TIMEOUT
+              + " ("
+              + phase
+              + "), or raise that: Spring waits no longer for the whole stop.",
+          null);
+    }
+    return set;
   }
 
   private RetryPolicy retryPolicy(BatonProperties.Retry r) {

@@ -146,6 +146,10 @@ public class BatonDashboardAutoConfiguration {
           "a servlet web application to serve the dashboard on (this one is not); or unset it to"
               + " serve the dashboard on baton.dashboard.port",
           properties.getDashboard().getPath(),
+          "Unset "
+              + PATH
+              + " to serve the dashboard on a port of its own (baton.dashboard.port), or run it"
+              + " in a servlet web application.",
           null);
     }
   }
@@ -214,6 +218,13 @@ public class BatonDashboardAutoConfiguration {
                 + " is set: on the application's server its own security (Spring Security)"
                 + " authenticates, and baton.dashboard.role says who may use the dashboard",
             "(not shown)",
+            "Unset "
+                + own[0]
+                + ", and say who may use the dashboard with baton.dashboard.role; or unset "
+                + PATH
+                + " to serve the dashboard on a port of its own with "
+                + own[0]
+                + ".",
             null);
       }
     }
@@ -224,6 +235,10 @@ public class BatonDashboardAutoConfiguration {
           "Spring Security (spring-boot-starter-security) on the classpath to authenticate the"
               + " dashboard's users, or a DashboardAuth bean",
           p.getPath(),
+          "Add spring-boot-starter-security to the application, or define a DashboardAuth bean;"
+              + " or unset "
+              + PATH
+              + " to serve the dashboard on a port of its own.",
           null);
     }
     String role = p.getRole();
@@ -248,6 +263,7 @@ public class BatonDashboardAutoConfiguration {
           "baton.dashboard.token",
           "either a token or baton.dashboard.username and password, not both",
           "both",
+          "Unset either baton.dashboard.token or baton.dashboard.username and password.",
           null);
     }
     try {

@@ -21,8 +21,8 @@ public class BatonFailureAnalyzer extends AbstractFailureAnalyzer<InvalidConfigE
             + quoted(cause.received())
             + ".";
     String action =
-        cause instanceof InvalidBatonPropertyException
-            ? "Set " + cause.property() + " to " + cause.expected() + " in the configuration."
+        cause instanceof InvalidBatonPropertyException property
+            ? property.action()
             : "Correct " + cause.property() + " where the application builds it.";
     return new FailureAnalysis(description, action, cause);
   }

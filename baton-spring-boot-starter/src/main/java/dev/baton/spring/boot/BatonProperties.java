@@ -144,7 +144,9 @@ public class BatonProperties {
 
   /**
    * How long stopping (when the context closes) waits for running handlers before interrupting them
-   * and handing their jobs back; default 10s, range 0..1h.
+   * and handing their jobs back; default 10s, range 0..1h. Must be less than
+   * spring.lifecycle.timeout-per-shutdown-phase (default 30s); unset, it is half of that when half
+   * is less than 10s.
    */
   private Duration stopTimeout;
 
@@ -373,10 +375,10 @@ public class BatonProperties {
 
     /**
      * Path on the application's own servlet server where the dashboard is served, e.g. /baton
-     * (below the context path); unset (default): on a port of its own. Segments of letters, digits
-     * and . _ ~ -, each after a /, no trailing /. Needs a servlet web application, and Spring
-     * Security or a DashboardAuth bean; port and bind are not used then, and token, username and
-     * password must be unset (unless a DashboardAuth bean replaces them).
+     * (below the context path); unset or empty (default): on a port of its own. Segments of
+     * letters, digits and . _ ~ -, each after a /, no trailing /. Needs a servlet web application,
+     * and Spring Security or a DashboardAuth bean; port and bind are not used then, and token,
+     * username and password must be unset (unless a DashboardAuth bean replaces them).
      */
     private String path;
 
@@ -396,13 +398,16 @@ public class BatonProperties {
     /** Whether the dashboard only shows: every action (retry, cancel, pause...) is refused. */
     private boolean readOnly = false;
 
-    /** Token that requests must carry as "Authorization: Bearer ..."; at least 16 characters. */
+    /**
+     * Token that requests must carry as "Authorization: Bearer ..."; at least 16 characters. Unset
+     * or empty (default): no token.
+     */
     private String token;
 
-    /** User of HTTP basic auth (with password); non-empty, without ':'. */
+    /** User of HTTP basic auth (with password), without ':'. Unset or empty (default): none. */
     private String username;
 
-    /** Password of HTTP basic auth (with username). */
+    /** Password of HTTP basic auth (with username). Unset or empty (default): none. */
     private String password;
 
     /**
@@ -421,6 +426,12 @@ public class BatonProperties {
      */
     private List<String> allowedOrigins = new ArrayList<>();
 
+    // An empty (or blank) value, as "baton.dashboard.token=" in a properties file or an empty
+    // environment variable gives, means unset for path, token, username and password alike.
+    private static String unsetIfEmpty(String value) {
+      return value == null || value.isBlank() ? null : value;
+    }
+
     /** Whether the dashboard is served. */
     public boolean isEnabled() {
       return enabled;
@@ -438,7 +449,7 @@ public class BatonProperties {
 
     /** Sets the path on the application's server. */
     public void setPath(String path) {
-      this.path = path;
+      this.path = unsetIfEmpty(path);
     }
 
     /** Role the user must have at {@code path}; empty for any authenticated user. */
@@ -488,7 +499,7 @@ public class BatonProperties {
 
     /** Sets the bearer token of the dashboard. */
     public void setToken(String token) {
-      this.token = token;
+      this.token = unsetIfEmpty(token);
     }
 
     /** User of basic auth. */
@@ -498,7 +509,7 @@ public class BatonProperties {
 
     /** Sets the user of basic auth. */
     public void setUsername(String username) {
-      this.username = username;
+      this.username = unsetIfEmpty(username);
     }
 
     /** Password of basic auth. */
@@ -508,7 +519,7 @@ public class BatonProperties {
 
     /** Sets the password of basic auth. */
     public void setPassword(String password) {
-      this.password = password;
+      this.password = unsetIfEmpty(password);
     }
 
     /** Whether the dashboard may serve without authentication beyond loopback. */

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.testing.TestDatabase;
+import dev.baton.test.BatonTestSchema;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,26 +15,22 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The shop as its users run it, on real PostgreSQL over real HTTP: one order placed through {@code
+ * The shop as its users run it, on real PostgreSQL over real HTTP, with its workers started (a
+ * schema of its own from the test kit's {@code @BatonTestSchema}): one order placed through {@code
  * POST /orders} gets its confirmation email sent by the handler bean, Actuator reports Baton UP and
  * counts the completed job, and a bad order gets a 400 naming the field.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    // The workers run here, as in production; the kit's own default is drain by hand.
+    properties = "baton.enabled=true")
+@BatonTestSchema
 @DirtiesContext
 class ShopSmokeTest {
-  private static final TestDatabase DB = TestDatabase.get();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  @DynamicPropertySource
-  static void database(DynamicPropertyRegistry registry) {
-    registry.add("spring.datasource.url", DB::jdbcUrl);
-    registry.add("baton.schema", DB::newSchemaName);
-  }
 
   @LocalServerPort int port;
 
