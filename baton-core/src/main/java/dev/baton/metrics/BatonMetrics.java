@@ -6,8 +6,10 @@ import dev.baton.internal.ClientInternals;
 import dev.baton.internal.db.ClaimedJob;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.db.StatsStore;
+import dev.baton.internal.held.AttemptEnd;
 import dev.baton.internal.held.JobListener;
 import dev.baton.internal.held.NodeCounters;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -85,6 +87,8 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, Timer>> pickupTimers =
       new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, Timer>> runTimers =
+      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter[]>> attemptCounters =
       new ConcurrentHashMap<>();
   private volatile MeterRegistry registry;
   private ScheduledThreadPoolExecutor refresher; // guarded by this
@@ -379,6 +383,37 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     return t;
   }
 
+  /**
+   * The attempt counters of {@code job}'s queue and kind, one per {@link AttemptEnd}, registered
+   * together with the first attempt of the pair: the kinds are the client's registered handlers'.
+   */
+  private Counter[] attempts(ClaimedJob job) {
+    ConcurrentHashMap<String, Counter[]> byKind = attemptCounters.get(job.queue());
+    Counter[] c = byKind == null ? null : byKind.get(job.kind());
+    if (c != null) {
+      return c; // the hot path: two lookups, no allocation
+    }
+    MeterRegistry reg = registry;
+    AttemptEnd[] ends = AttemptEnd.values();
+    Counter[] created = new Counter[ends.length];
+    for (AttemptEnd end : ends) {
+      created[end.ordinal()] =
+          Counter.builder("baton.job.attempts")
+              .description("Attempts this node's handlers ended, by how they ended")
+              .tags("queue", job.queue(), "kind", job.kind(), "outcome", end.tag(), "node", node)
+              .register(reg);
+    }
+    c =
+        attemptCounters
+            .computeIfAbsent(job.queue(), q -> new ConcurrentHashMap<>())
+            .putIfAbsent(job.kind(), created);
+    if (c == null) {
+      meters.addAll(List.of(created));
+      c = created;
+    }
+    return c;
+  }
+
   private static Thread newThread(Runnable r) {
     Thread t = new Thread(r, "baton-metrics");
     t.setDaemon(true);
@@ -402,10 +437,11 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     }
 
     @Override
-    public void handlerReturned(ClaimedJob job, long runNanos) {
+    public void handlerReturned(ClaimedJob job, long runNanos, AttemptEnd end) {
       try {
         timer(runTimers, "baton.job.run.time", "From handler start to its return or throw", job)
             .record(runNanos, TimeUnit.NANOSECONDS);
+        attempts(job)[end.ordinal()].increment();
       } catch (RuntimeException e) {
         log.debug("cannot record run time of job {}", job.id(), e);
       }

@@ -66,7 +66,8 @@ class BatonMetricsTest {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (BatonMetrics metrics = new BatonMetrics(baton)) {
         metrics.bindTo(registry);
-        Set<String> timers = Set.of("baton.job.pickup.latency", "baton.job.run.time");
+        Set<String> timers =
+            Set.of("baton.job.pickup.latency", "baton.job.run.time", "baton.job.attempts");
         for (String name : documented) {
           if (!timers.contains(name)) {
             assertThat(registry.find(name).meters())
@@ -74,7 +75,7 @@ class BatonMetricsTest {
                 .isNotEmpty();
           }
         }
-        // the timers appear with the first job of a queue and kind
+        // the timers and attempt counters appear with the first job of a queue and kind
         long id = f.reader().enqueue(new Work(1)).job().id();
         await().atMost(Duration.ofSeconds(15)).until(() -> f.job(id).state() == JobState.COMPLETED);
         for (String name : documented) {
@@ -251,6 +252,58 @@ class BatonMetricsTest {
         assertThat(gauge(registry, "baton.jobs.running")).isZero();
       }
     }
+  }
+
+  @Test
+  void attemptsAreCountedByQueueKindAndOutcome() {
+    try (Fixture f = new Fixture()) {
+      Baton baton =
+          f.start(
+              f.config().queue("default", 2).retryPolicy(FAST).build(),
+              b ->
+                  b.handler(Work.class, (ctx, a) -> {})
+                      .handler(
+                          Failing.class,
+                          (ctx, a) -> {
+                            throw new IllegalStateException("boom");
+                          }));
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics =
+          BatonMetrics.builder(baton).refreshInterval(Duration.ofHours(1)).build()) {
+        metrics.bindTo(registry);
+        long work = f.reader().enqueue(new Work(1)).job().id();
+        long failing =
+            f.reader()
+                .enqueue(new Failing(1), EnqueueOptions.builder().maxAttempts(2).build())
+                .job()
+                .id();
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () ->
+                    f.job(work).state() == JobState.COMPLETED
+                        && f.job(failing).state() == JobState.DISCARDED);
+
+        assertThat(attempts(registry, "work", "succeeded")).isEqualTo(1);
+        assertThat(attempts(registry, "work", "failed")).isZero();
+        assertThat(attempts(registry, "failing", "failed")).isEqualTo(2);
+        assertThat(attempts(registry, "failing", "succeeded")).isZero();
+        assertThat(
+                registry
+                    .get("baton.job.attempts")
+                    .tags("queue", "default", "kind", "failing", "node", baton.nodeId())
+                    .counters())
+            .hasSize(5);
+      }
+    }
+  }
+
+  private static double attempts(SimpleMeterRegistry registry, String kind, String outcome) {
+    return registry
+        .get("baton.job.attempts")
+        .tags("queue", "default", "kind", kind, "outcome", outcome)
+        .counter()
+        .count();
   }
 
   @Test

@@ -16,6 +16,7 @@ import dev.baton.internal.db.Db;
 import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.JobRow;
+import dev.baton.internal.held.AttemptEnd;
 import dev.baton.internal.held.FinishQueue;
 import dev.baton.internal.held.HeldJobs;
 import dev.baton.internal.held.JobListener;
@@ -311,7 +312,7 @@ public final class JobExecutor {
           }
           outcome = invoke(entry, context, args);
           if (listener != null) {
-            listener.handlerReturned(job, System.nanoTime() - startedAt);
+            listener.handlerReturned(job, System.nanoTime() - startedAt, endOf(outcome));
           }
         }
       }
@@ -470,7 +471,7 @@ public final class JobExecutor {
           BatchJobImpl<?> item = items.get(itemOf[i]);
           outcomes[i] = item.close(all);
           if (listener != null) {
-            listener.handlerReturned(jobs.get(i).job(), ran);
+            listener.handlerReturned(jobs.get(i).job(), ran, endOf(outcomes[i]));
           }
         }
       }
@@ -982,6 +983,21 @@ public final class JobExecutor {
       return 0;
     }
     return d.compareTo(MAX_DELAY) > 0 ? MAX_DELAY.toMillis() : d.toMillis();
+  }
+
+  private static AttemptEnd endOf(Outcome outcome) {
+    switch (outcome.kind) {
+      case SUCCESS:
+        return AttemptEnd.SUCCEEDED;
+      case DISCARD:
+        return AttemptEnd.DISCARDED;
+      case SNOOZE:
+        return AttemptEnd.SNOOZED;
+      case CANCELLED:
+        return AttemptEnd.CANCELLED;
+      default:
+        return AttemptEnd.FAILED;
+    }
   }
 
   private enum Kind {

@@ -20,6 +20,9 @@ public interface JobListener {
    */
   void handlerStarting(ClaimedJob job, long pickupNanos);
 
-  /** The handler of {@code job} returned or threw {@code runNanos} after it started. */
-  void handlerReturned(ClaimedJob job, long runNanos);
+  /**
+   * The handler of {@code job} returned or threw {@code runNanos} after it started, its attempt
+   * ending as {@code end}.
+   */
+  void handlerReturned(ClaimedJob job, long runNanos, AttemptEnd end);
 }
