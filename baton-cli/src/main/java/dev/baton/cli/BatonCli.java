@@ -187,7 +187,7 @@ public final class BatonCli implements Callable<Integer> {
   /** The URL as given, redacted, for messages. */
   String databaseUrlForMessages() {
     String url = databaseUrlGiven();
-    return url == null ? null : Database.redact(url);
+    return url == null ? null : Database.redact(url, url);
   }
 
   /** The URL as given, unredacted (its passwords are masked in whatever is printed), or null. */

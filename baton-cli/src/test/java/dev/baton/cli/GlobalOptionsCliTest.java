@@ -126,20 +126,31 @@ class GlobalOptionsCliTest {
   }
 
   @Test
-  void passwordsAreMaskedInEveryFormTextMayHoldThem() {
-    assertThat(Database.redact("java.net.UnknownHostException: app:hunter2@db.example.com"))
-        .isEqualTo("java.net.UnknownHostException: app:***@db.example.com");
-    assertThat(Database.redact("at jdbc:postgresql://app:hunter2@db/app and app:hunter2@db"))
-        .doesNotContain("hunter2");
-    assertThat(Database.redact("jdbc:postgresql:app:hunter2@db/app")).doesNotContain("hunter2");
-    assertThat(Database.redact("url ...?user=u&password=hunter2&ssl=true, then"))
-        .isEqualTo("url ...?user=u&password=***&ssl=true, then");
-    assertThat(Database.redact("properties {user=u, Password = hunter2; x}"))
-        .doesNotContain("hunter2");
-    // A password quoted in a form no pattern knows is masked by its value.
-    String url = "jdbc:postgresql://db/app?user=u&password=hun%74er2";
-    assertThat(Database.redact("login failed for 'hunter2' and 'hun%74er2'", url))
-        .isEqualTo("login failed for '***' and '***'");
+  void aPasswordIsMaskedWhateverFormTheUrlTakesWithAndWithoutVerbose() {
+    for (String url :
+        List.of(
+            "jdbc:postgresql://app:hun@ter2@db.invalid/app",
+            "jdbc:postgresql://app:hun/ter2@db.invalid/app",
+            "jdbc:postgresql://app:hun ter2@db.invalid/app",
+            "postgres://app:hun@ter2@db.invalid/app",
+            "jdbc:postgresql://db.invalid/app?user=u&password=hun ter2",
+            "jdbc:postgresql://db.invalid/app?user=u&password=hun%20ter2",
+            "jdbc:postgresql://db.invalid:notaport/app?password=hun@ter2")) {
+      for (boolean verbose : List.of(false, true)) {
+        CliRunner.Result r =
+            verbose
+                ? CliRunner.runRaw(Map.of(), "nodes", "--verbose", "--database-url", url)
+                : CliRunner.runRaw(Map.of("BATON_DATABASE_URL", url), "nodes");
+        assertThat(r.exitCode()).as(r.err()).isNotZero();
+        assertThat(r.err()).as(url).contains("***").doesNotContain("ter2");
+      }
+    }
+  }
+
+  @Test
+  void theExampleUrlIsShownAsItIsWhileTheGivenPasswordIsMasked() {
+    assertThat(Database.redact("got 'x?password=hunter2'; e.g. " + Database.EXAMPLE_URL, null))
+        .isEqualTo("got 'x?password=***'; e.g. " + Database.EXAMPLE_URL);
   }
 
   @Test
