@@ -89,7 +89,9 @@ class MigrateCliTest {
             List.of("migrate", "down", "--yes"),
             List.of("enqueue", "--kind", "k", "--args", "{}"),
             List.of("jobs", "list"),
-            List.of("queues", "list"))) {
+            List.of("queues", "list"),
+            List.of("stats"),
+            List.of("nodes"))) {
       CliRunner.Result r = cli.run(command.toArray(new String[0]));
       assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(BatonCli.FAILED);
       assertThat(r.errLines()).as("%s", command).hasSize(1);
