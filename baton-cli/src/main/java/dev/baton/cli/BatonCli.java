@@ -111,6 +111,8 @@ public final class BatonCli implements Callable<Integer> {
   /** Runs the command with {@code args} and exits with its exit code. */
   public static void main(String[] args) {
     DRIVER_LOG.setLevel(java.util.logging.Level.OFF);
+    // Before any HTTP server of the JDK exists (metrics, dashboard): it reads the switch once.
+    MetricsEndpoint.noDelay();
     PrintWriter out =
         new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
     PrintWriter err =
