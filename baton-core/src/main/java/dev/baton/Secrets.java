@@ -37,15 +37,20 @@ public final class Secrets {
               + "(?:\"[^\"]*\"|'[^']*'|[^&\\s'\";,)\\]}]+?(?=:?(?:$|[&\\s'\";,)\\]}])))");
 
   // scheme://user:password@host: the user info runs to the last '@' before the query, so that a
-  // password holding '@' or '/' is masked whole.
+  // password holding '@' or '/' is masked whole. Lengths are bounded so that a long text (a 10 MB
+  // argument) is scanned in linear time; a longer password is masked by its value (mask(text,
+  // url)).
   private static final Pattern URL_USER_INFO =
-      Pattern.compile("(?i)([a-z][a-z0-9+.-]*://)([^\\s/?#@:'\"]*):([^\\s?#'\"]*)@");
+      Pattern.compile(
+          "(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}://)"
+              + "([^\\s/?#@:'\"]{0,256}):([^\\s?#'\"]{0,1024})@");
 
   // user:password@ where a word starts (jdbc:postgresql:user:password@host, or a host name a
   // message quotes as the driver read it); not jdbc:postgresql: itself.
   private static final Pattern USER_INFO =
       Pattern.compile(
-          "(?:^|(?<=[\\s/'\"(=,;:\\[]))(?!jdbc:|postgres(?:ql)?:)([^\\s/@:'\"]*):([^\\s/@'\"]*)@");
+          "(?:^|(?<=[\\s/'\"(=,;:\\[]))(?!jdbc:|postgres(?:ql)?:)"
+              + "([^\\s/@:'\"]{0,256}):([^\\s/@'\"]{0,1024})@");
 
   private static final String JDBC_PREFIX = "jdbc:postgresql:";
 

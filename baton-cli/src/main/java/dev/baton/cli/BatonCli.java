@@ -14,6 +14,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
@@ -135,6 +136,14 @@ public final class BatonCli implements Callable<Integer> {
     Errors errors = new Errors(root);
     cl.setParameterExceptionHandler(errors::onParameterException);
     cl.setExecutionExceptionHandler(errors::onExecutionException);
+    cl.setExecutionStrategy(
+        parsed -> {
+          String replaced = Errors.replacedText(parsed.expandedArgs());
+          if (replaced != null) {
+            throw new ParameterException(parsed.commandSpec().commandLine(), replaced);
+          }
+          return new CommandLine.RunLast().execute(parsed);
+        });
     // baton bench passes the benchmark's own options through, in order.
     cl.getSubcommands().get("bench").setUnmatchedOptionsArePositionalParams(true);
     return cl;

@@ -83,6 +83,12 @@ final class Database {
               + "'");
     }
     url = url.strip();
+    if (url.indexOf('\uFFFD') >= 0) {
+      throw new UsageException(
+          source
+              + " is not valid UTF-8 text: it holds U+FFFD, which stands for bytes that are not"
+              + " UTF-8; write the URL in UTF-8 (%-encode other bytes of a password)");
+    }
     if (!url.startsWith("jdbc:postgresql:")) {
       String hint =
           url.startsWith("postgres://") || url.startsWith("postgresql://")

@@ -167,6 +167,17 @@ class MigrateCliTest {
       assertThat(migrate.err())
           .contains("permission denied")
           .contains("migrations need the schema's owner");
+      // A migration refused while reading the schema's version is still a migration.
+      CliRunner other = CliRunner.onNewMigratedSchema();
+      db.execute("GRANT USAGE ON SCHEMA " + other.schema + " TO " + role);
+      CliRunner.Result up =
+          CliRunner.runRaw(
+              java.util.Map.of(), "migrate", "up", "--database-url", url, "--schema", other.schema);
+      assertThat(up.exitCode()).as(up.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(up.err())
+          .contains("permission denied")
+          .contains("migrations need the schema's owner")
+          .doesNotContain("least-privilege");
     } finally {
       db.execute("DROP OWNED BY " + role);
       db.execute("DROP ROLE " + role);
