@@ -14,6 +14,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
@@ -111,6 +112,8 @@ public final class BatonCli implements Callable<Integer> {
   /** Runs the command with {@code args} and exits with its exit code. */
   public static void main(String[] args) {
     DRIVER_LOG.setLevel(java.util.logging.Level.OFF);
+    // Before any HTTP server of the JDK exists (metrics, dashboard): it reads the switch once.
+    MetricsEndpoint.noDelay();
     PrintWriter out =
         new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
     PrintWriter err =
@@ -133,6 +136,14 @@ public final class BatonCli implements Callable<Integer> {
     Errors errors = new Errors(root);
     cl.setParameterExceptionHandler(errors::onParameterException);
     cl.setExecutionExceptionHandler(errors::onExecutionException);
+    cl.setExecutionStrategy(
+        parsed -> {
+          String replaced = Errors.replacedText(parsed.expandedArgs());
+          if (replaced != null) {
+            throw new ParameterException(parsed.commandSpec().commandLine(), replaced);
+          }
+          return new CommandLine.RunLast().execute(parsed);
+        });
     // baton bench passes the benchmark's own options through, in order.
     cl.getSubcommands().get("bench").setUnmatchedOptionsArePositionalParams(true);
     return cl;
@@ -187,7 +198,7 @@ public final class BatonCli implements Callable<Integer> {
   /** The URL as given, redacted, for messages. */
   String databaseUrlForMessages() {
     String url = databaseUrlGiven();
-    return url == null ? null : Database.redact(url);
+    return url == null ? null : Database.redact(url, url);
   }
 
   /** The URL as given, unredacted (its passwords are masked in whatever is printed), or null. */

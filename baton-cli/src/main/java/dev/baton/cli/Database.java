@@ -1,19 +1,15 @@
 package dev.baton.cli;
 
+import dev.baton.Secrets;
 import java.io.PrintWriter;
 import java.net.InetAddress;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.logging.Logger;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -29,16 +25,6 @@ final class Database {
 
   static final String EXAMPLE_URL =
       "jdbc:postgresql://localhost:5432/app?user=baton&password=secret";
-
-  private static final Pattern PASSWORD_PARAMETER =
-      Pattern.compile("(?i)(password\\s*=\\s*)[^&\\s'\";,)\\]}]+");
-
-  // user:password@ where a word starts (not jdbc:postgresql: itself); the password may hold ':'.
-  private static final Pattern USER_INFO =
-      Pattern.compile(
-          "(?:^|(?<=[\\s/'\"(=,;:]))(?!jdbc:|postgres(?:ql)?:)([^\\s/@:'\"]*):([^\\s/@'\"]*)@");
-
-  private static final Pattern PASSWORD_VALUE = Pattern.compile("(?i)password=([^&]*)");
 
   /** Seconds to open the TCP connection: 10 (the URL's {@code connectTimeout} overrides it). */
   static final int CONNECT_TIMEOUT_S = 10;
@@ -97,6 +83,12 @@ final class Database {
               + "'");
     }
     url = url.strip();
+    if (url.indexOf('\uFFFD') >= 0) {
+      throw new UsageException(
+          source
+              + " is not valid UTF-8 text: it holds U+FFFD, which stands for bytes that are not"
+              + " UTF-8; write the URL in UTF-8 (%-encode other bytes of a password)");
+    }
     if (!url.startsWith("jdbc:postgresql:")) {
       String hint =
           url.startsWith("postgres://") || url.startsWith("postgresql://")
@@ -105,7 +97,7 @@ final class Database {
       throw new UsageException(
           source
               + " must be a JDBC URL starting with jdbc:postgresql:, got '"
-              + redact(url)
+              + redact(url, url)
               + "'"
               + hint
               + EXAMPLE_URL);
@@ -117,7 +109,7 @@ final class Database {
           source
               + " must name the user and password as parameters, not as user info before the"
               + " host, got '"
-              + redact(url)
+              + redact(url, url)
               + "'; e.g. "
               + EXAMPLE_URL);
     }
@@ -125,7 +117,7 @@ final class Database {
       throw new UsageException(
           source
               + " is not a valid PostgreSQL JDBC URL: '"
-              + redact(url)
+              + redact(url, url)
               + "' (check the host, port and parameters); e.g. "
               + EXAMPLE_URL);
     }
@@ -133,58 +125,20 @@ final class Database {
   }
 
   /**
-   * {@code text} (a URL, a message, a stack trace) with passwords replaced by {@code ***}: the
-   * value of every {@code password=} parameter and the part after the colon of every {@code
-   * user:password@}, with or without {@code //} before it.
+   * {@code text} (a URL, a message, a stack trace) with every password masked by {@link
+   * Secrets#mask(String, String)}, those {@code url} holds included; the example of how to pass
+   * them ({@link #EXAMPLE_URL}) is shown as it is.
    */
-  static String redact(String text) {
+  static String redact(String text, String url) {
     if (text == null) {
       return null;
     }
-    // The example of how to pass them is shown as it is.
     StringBuilder out = new StringBuilder();
     String[] parts = text.split(Pattern.quote(EXAMPLE_URL), -1);
     for (int i = 0; i < parts.length; i++) {
-      String r = PASSWORD_PARAMETER.matcher(parts[i]).replaceAll("$1***");
-      out.append(i > 0 ? EXAMPLE_URL : "").append(USER_INFO.matcher(r).replaceAll("$1:***@"));
+      out.append(i > 0 ? EXAMPLE_URL : "").append(Secrets.mask(parts[i], url));
     }
     return out.toString();
-  }
-
-  /**
-   * {@code text} redacted ({@link #redact(String)}), and every occurrence of a password that {@code
-   * url} holds replaced too, whatever surrounds it (a driver may quote it in any form).
-   */
-  static String redact(String text, String url) {
-    String r = redact(text);
-    if (r == null || url == null) {
-      return r;
-    }
-    for (String secret : passwords(url)) {
-      // A very short password would mask ordinary words; the patterns cover its usual places.
-      if (secret.length() >= 3) {
-        r = r.replace(secret, "***");
-      }
-    }
-    return r;
-  }
-
-  private static List<String> passwords(String url) {
-    List<String> out = new ArrayList<>();
-    Matcher m = PASSWORD_VALUE.matcher(url);
-    while (m.find()) {
-      out.add(m.group(1));
-      try {
-        out.add(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
-      } catch (IllegalArgumentException e) {
-        // not %-encoded; the raw value is masked
-      }
-    }
-    Matcher u = USER_INFO.matcher(url);
-    while (u.find()) {
-      out.add(u.group(2));
-    }
-    return out;
   }
 
   /** The id recorded as who paused a queue or retried a job: {@code cli:<user>@<host>}. */

@@ -27,6 +27,11 @@ final class Errors {
   int onParameterException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
+    String replaced = replacedText(java.util.Arrays.asList(args));
+    if (replaced != null) {
+      print(err, replaced, ex);
+      return BatonCli.USAGE;
+    }
     print(
         err, ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')", ex);
     return BatonCli.USAGE;
@@ -53,7 +58,7 @@ final class Errors {
     } else {
       SQLException sql = sqlCause(ex);
       if (sql != null) {
-        Described d = describe(ex, sql);
+        Described d = describe(ex, sql, cmd.getCommandSpec().qualifiedName());
         code = d.code();
         message = d.message();
       } else if (ex instanceof BatonException) {
@@ -70,13 +75,51 @@ final class Errors {
   }
 
   /**
+   * Why the command line cannot be taken as given, or null: an argument holding U+FFFD, which the
+   * JVM puts for bytes of the command line (or of an @-file) that are not valid UTF-8. Taken as it
+   * is, two distinct idempotency keys or kinds could become one.
+   */
+  static String replacedText(java.util.List<String> args) {
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a != null && a.indexOf('\uFFFD') >= 0) {
+        String escaped = a.replace("\uFFFD", "\\uFFFD");
+        return "argument "
+            + (i + 1)
+            + " is not valid UTF-8 text: '"
+            + escaped
+            + "' holds U+FFFD, which stands for bytes that are not UTF-8; pass the text in UTF-8"
+            + " (check the terminal's or the script's encoding)";
+      }
+    }
+    return null;
+  }
+
+  /** The longest error line printed whole; a longer one keeps its start and its end. */
+  static final int MAX_LINE = 1_000;
+
+  /** {@code line}, with its middle left out when it is longer than {@link #MAX_LINE}. */
+  static String capped(String line) {
+    if (line.length() <= MAX_LINE) {
+      return line;
+    }
+    int head = MAX_LINE * 2 / 3;
+    int tail = MAX_LINE - head;
+    return line.substring(0, head)
+        + " ... ("
+        + (line.length() - head - tail)
+        + " characters left out) ... "
+        + line.substring(line.length() - tail);
+  }
+
+  /**
    * Prints {@code message} as one line, and with --verbose the stack trace of {@code ex}, both with
    * every password masked: a driver's or the JDK's text (an UnknownHostException naming
    * "user:secret@host") may quote the URL in any form.
    */
   private void print(PrintWriter err, String message, Exception ex) {
     String url = root.databaseUrlGiven();
-    err.println("baton: " + Database.redact(message.replaceAll("\\s*\\R\\s*", " "), url));
+    err.println("baton: " + capped(Database.redact(message.replaceAll("\\s*\\R\\s*", " "), url)));
     if (root.verbose()) {
       StringWriter trace = new StringWriter();
       ex.printStackTrace(new PrintWriter(trace));
@@ -87,7 +130,11 @@ final class Errors {
 
   private record Described(int code, String message) {}
 
-  private Described describe(Exception ex, SQLException sql) {
+  // The driver's words for a URL parameter it cannot use ("Invalid sslmode value: bogus").
+  private static final java.util.regex.Pattern BAD_PARAMETER =
+      java.util.regex.Pattern.compile("^(Invalid \\w+ value|Unsupported value for)");
+
+  private Described describe(Exception ex, SQLException sql, String command) {
     String state = sql.getSQLState() == null ? "" : sql.getSQLState();
     String url = root.databaseUrlForMessages();
     // The server's first line says what went wrong; the rest (Position:, Where:) is noise here.
@@ -103,6 +150,18 @@ final class Errors {
               + url
               + "' is not a valid PostgreSQL JDBC URL; expected e.g. "
               + Database.EXAMPLE_URL);
+    }
+    if (state.startsWith("08") && BAD_PARAMETER.matcher(text).find()) {
+      // The driver refused a parameter of the URL before any connection: nothing to do with
+      // whether the server is reachable.
+      return new Described(
+          BatonCli.USAGE,
+          "the database URL '"
+              + url
+              + "' has a parameter the driver refuses: "
+              + text
+              + "; correct it in --database-url or "
+              + Database.ENV_URL);
     }
     if (state.startsWith("08")) {
       Throwable cause = sql.getCause();
@@ -142,8 +201,10 @@ final class Errors {
               + "); run 'baton migrate up' first, or pass the schema that has them with --schema");
     }
     if (state.equals("42501")) {
-      // Only a migration needs the schema's owner; a client's work needs the grants listed.
-      boolean migrating = message(ex).startsWith("cannot migrate");
+      // Only a migration needs the schema's owner; a client's work needs the grants listed. A
+      // migration that fails reading the version is still a migration.
+      boolean migrating =
+          message(ex).startsWith("cannot migrate") || command.startsWith("baton migrate");
       return new Described(
           BatonCli.FAILED,
           message(ex)

@@ -53,6 +53,27 @@ public final class MetricsEndpoint implements AutoCloseable {
   /** Longest an exchange may hold a thread, from its first byte read to its last written: 10 s. */
   static final Duration EXCHANGE_TIMEOUT = Duration.ofSeconds(10);
 
+  /**
+   * The JDK server's switch for TCP_NODELAY on the connections it accepts, read once, when its
+   * first server is made in the JVM.
+   */
+  static final String NODELAY = "sun.net.httpserver.nodelay";
+
+  // The JDK's server writes a response's headers and its body in two segments: with Nagle's
+  // algorithm on, the body waits for the client's delayed ACK of the headers, about 40 ms on every
+  // request of a kept-alive connection (a fresh one is acknowledged at once). Set unless the
+  // application chose.
+  static {
+    noDelay();
+  }
+
+  /** Turns TCP_NODELAY on for the JDK's HTTP servers of this JVM, unless already set either way. */
+  static void noDelay() {
+    if (System.getProperty(NODELAY) == null) {
+      System.setProperty(NODELAY, "true");
+    }
+  }
+
   private final HttpServer server;
   private final BoundedExchanges executor;
   private final BatonMetrics metrics;

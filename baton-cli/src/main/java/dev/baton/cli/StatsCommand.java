@@ -37,7 +37,8 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
     BatonCli root = root();
     List<QueueStats> queues;
     try {
-      queues = new BatonAdmin(root.dataSource(), root.schema()).stats();
+      // admin() refuses a schema newer than this library, as every other command does.
+      queues = root.admin().stats();
     } catch (SchemaNotMigratedException e) {
       throw notMigrated(root);
     }

@@ -233,6 +233,25 @@ final class WorkerCommand extends BaseCommand implements Callable<Integer> {
       if (metricsPort != null) {
         try {
           endpoint = MetricsEndpoint.start(baton, metricsHost, metricsPort);
+        } catch (java.net.BindException e) {
+          if (String.valueOf(e.getMessage()).contains("assign requested address")) {
+            // The port is not the problem: no interface of this machine has that address.
+            throw new UsageException(
+                "--metrics-host "
+                    + metricsHost
+                    + " is not an address of this machine: "
+                    + e.getMessage()
+                    + "; pass one of its addresses, 127.0.0.1 (local scrapers only) or 0.0.0.0"
+                    + " (every interface)");
+          }
+          throw new CommandFailedException(
+              "cannot serve metrics on "
+                  + metricsHost
+                  + ":"
+                  + metricsPort
+                  + ": "
+                  + e.getMessage()
+                  + "; pass another --metrics-port, or 0 for a free one");
         } catch (IOException e) {
           throw new CommandFailedException(
               "cannot serve metrics on "

@@ -126,20 +126,31 @@ class GlobalOptionsCliTest {
   }
 
   @Test
-  void passwordsAreMaskedInEveryFormTextMayHoldThem() {
-    assertThat(Database.redact("java.net.UnknownHostException: app:hunter2@db.example.com"))
-        .isEqualTo("java.net.UnknownHostException: app:***@db.example.com");
-    assertThat(Database.redact("at jdbc:postgresql://app:hunter2@db/app and app:hunter2@db"))
-        .doesNotContain("hunter2");
-    assertThat(Database.redact("jdbc:postgresql:app:hunter2@db/app")).doesNotContain("hunter2");
-    assertThat(Database.redact("url ...?user=u&password=hunter2&ssl=true, then"))
-        .isEqualTo("url ...?user=u&password=***&ssl=true, then");
-    assertThat(Database.redact("properties {user=u, Password = hunter2; x}"))
-        .doesNotContain("hunter2");
-    // A password quoted in a form no pattern knows is masked by its value.
-    String url = "jdbc:postgresql://db/app?user=u&password=hun%74er2";
-    assertThat(Database.redact("login failed for 'hunter2' and 'hun%74er2'", url))
-        .isEqualTo("login failed for '***' and '***'");
+  void aPasswordIsMaskedWhateverFormTheUrlTakesWithAndWithoutVerbose() {
+    for (String url :
+        List.of(
+            "jdbc:postgresql://app:hun@ter2@db.invalid/app",
+            "jdbc:postgresql://app:hun/ter2@db.invalid/app",
+            "jdbc:postgresql://app:hun ter2@db.invalid/app",
+            "postgres://app:hun@ter2@db.invalid/app",
+            "jdbc:postgresql://db.invalid/app?user=u&password=hun ter2",
+            "jdbc:postgresql://db.invalid/app?user=u&password=hun%20ter2",
+            "jdbc:postgresql://db.invalid:notaport/app?password=hun@ter2")) {
+      for (boolean verbose : List.of(false, true)) {
+        CliRunner.Result r =
+            verbose
+                ? CliRunner.runRaw(Map.of(), "nodes", "--verbose", "--database-url", url)
+                : CliRunner.runRaw(Map.of("BATON_DATABASE_URL", url), "nodes");
+        assertThat(r.exitCode()).as(r.err()).isNotZero();
+        assertThat(r.err()).as(url).contains("***").doesNotContain("ter2");
+      }
+    }
+  }
+
+  @Test
+  void theExampleUrlIsShownAsItIsWhileTheGivenPasswordIsMasked() {
+    assertThat(Database.redact("got 'x?password=hunter2'; e.g. " + Database.EXAMPLE_URL, null))
+        .isEqualTo("got 'x?password=***'; e.g. " + Database.EXAMPLE_URL);
   }
 
   @Test
@@ -312,5 +323,63 @@ class GlobalOptionsCliTest {
     }
     assertThat(names).contains("baton demo", "baton lab", "baton worker", "baton stats");
     assertThat(captured.toString()).as("picocli warnings").isEmpty();
+  }
+
+  @Test
+  void textThatWasNotUtf8OnTheCommandLineIsRefusedNotStoredReplaced() {
+    // The JVM decodes the command line before main: bytes that are not UTF-8 arrive as U+FFFD.
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    CliRunner.Result r =
+        cli.run("enqueue", "--kind", "k", "--args", "{}", "--idempotency-key", "order-\uFFFD");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err())
+        .contains("argument 7 is not valid UTF-8 text: 'order-\\uFFFD'")
+        .contains("U+FFFD");
+    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
+    // Where it also fails to parse (a number), the text is named all the same.
+    CliRunner.Result p = cli.run("enqueue", "--kind", "k", "--args", "{}", "--priority", "1\uFFFD");
+    assertThat(p.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(p.err()).contains("is not valid UTF-8 text");
+  }
+
+  @Test
+  void aDatabaseUrlInTheEnvironmentThatWasNotUtf8IsRefused() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of("BATON_DATABASE_URL", "jdbc:postgresql://db.invalid/app?password=p\uFFFD"),
+            "nodes");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.err()).contains("BATON_DATABASE_URL is not valid UTF-8 text");
+  }
+
+  @Test
+  void aHugeArgumentIsNotEchoedWholeInTheOneLineError() {
+    String huge = "x".repeat(10 * 1024 * 1024);
+    CliRunner.Result r = CliRunner.runRaw(Map.of(), "nodes", "--database-url", huge);
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err().length()).isLessThan(Errors.MAX_LINE + 100);
+    assertThat(r.err())
+        .contains("--database-url must be a JDBC URL")
+        .contains("characters left out")
+        .contains("e.g. jdbc:postgresql:");
+  }
+
+  @Test
+  void aUrlParameterTheDriverRefusesIsAUsageErrorNotBlamedOnReachability() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "nodes",
+            "--database-url",
+            "jdbc:postgresql://127.0.0.1:1/app?user=u&password=hunter2&sslmode=bogus");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err())
+        .contains("has a parameter the driver refuses")
+        .contains("sslmode")
+        .doesNotContain("reachable")
+        .doesNotContain("hunter2");
   }
 }

@@ -206,6 +206,15 @@ class MetricsEndpointTest {
   }
 
   @Test
+  void theJdkServerSendsWithoutNaglesDelaySoKeptAliveScrapesAreNotHeldBack() throws Exception {
+    // Measured, not asserted here (curl of five URLs on one connection): about 44 ms a scrape
+    // without it, under 1 ms with it. The JDK server reads the switch when its first is made.
+    try (MetricsEndpoint endpoint = MetricsEndpoint.start(baton, "127.0.0.1", 0)) {
+      assertThat(System.getProperty(MetricsEndpoint.NODELAY)).isEqualTo("true");
+    }
+  }
+
+  @Test
   void closeStopsServingAndLeavesNoThreadNorBinderBehind() throws Exception {
     MetricsEndpoint endpoint = MetricsEndpoint.start(baton, "127.0.0.1", 0);
     assertThat(send("GET", endpoint.uri()).statusCode()).isEqualTo(200);

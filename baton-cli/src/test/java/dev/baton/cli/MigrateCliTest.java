@@ -89,7 +89,9 @@ class MigrateCliTest {
             List.of("migrate", "down", "--yes"),
             List.of("enqueue", "--kind", "k", "--args", "{}"),
             List.of("jobs", "list"),
-            List.of("queues", "list"))) {
+            List.of("queues", "list"),
+            List.of("stats"),
+            List.of("nodes"))) {
       CliRunner.Result r = cli.run(command.toArray(new String[0]));
       assertThat(r.exitCode()).as("%s: %s", command, r.err()).isEqualTo(BatonCli.FAILED);
       assertThat(r.errLines()).as("%s", command).hasSize(1);
@@ -165,6 +167,17 @@ class MigrateCliTest {
       assertThat(migrate.err())
           .contains("permission denied")
           .contains("migrations need the schema's owner");
+      // A migration refused while reading the schema's version is still a migration.
+      CliRunner other = CliRunner.onNewMigratedSchema();
+      db.execute("GRANT USAGE ON SCHEMA " + other.schema + " TO " + role);
+      CliRunner.Result up =
+          CliRunner.runRaw(
+              java.util.Map.of(), "migrate", "up", "--database-url", url, "--schema", other.schema);
+      assertThat(up.exitCode()).as(up.err()).isEqualTo(BatonCli.FAILED);
+      assertThat(up.err())
+          .contains("permission denied")
+          .contains("migrations need the schema's owner")
+          .doesNotContain("least-privilege");
     } finally {
       db.execute("DROP OWNED BY " + role);
       db.execute("DROP ROLE " + role);

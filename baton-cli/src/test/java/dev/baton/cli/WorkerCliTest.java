@@ -455,4 +455,29 @@ class WorkerCliTest {
     // The command's thread gets its class loader back.
     assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(before);
   }
+
+  @Test
+  void aMetricsHostThatIsNotOfThisMachineIsAUsageErrorThatBlamesTheHostNotThePort()
+      throws Exception {
+    Path jar = handlersJar(tmp);
+    String node = "worker-foreign-host-" + ProcessHandle.current().pid();
+    // TEST-NET-1 (RFC 5737): an address no interface of this machine has.
+    CliRunner.Result r =
+        cli.run(
+            "worker",
+            "--handlers",
+            jar.toString(),
+            "--node-id",
+            node,
+            "--metrics-host",
+            "192.0.2.1",
+            "--metrics-port",
+            "0");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.err())
+        .contains("--metrics-host 192.0.2.1 is not an address of this machine")
+        .doesNotContain("pass another --metrics-port");
+    assertThat(count("node WHERE id = '" + node + "'")).isZero();
+  }
 }

@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.Secrets;
 import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.SocketException;
@@ -49,7 +50,7 @@ public final class Outage {
       firstFailure = what;
       silent = now - endedAtNanos < SETTLE.toNanos();
       if (silent) {
-        log.debug("{} failed just after an outage ended; continuing it", what, e);
+        log.debug("{} failed just after an outage ended; continuing it", what, Secrets.mask(e));
         return true;
       }
       log.warn(
@@ -65,7 +66,7 @@ public final class Outage {
           what,
           message(e));
     } else {
-      log.debug("{} failed during the outage", what, e);
+      log.debug("{} failed during the outage", what, Secrets.mask(e));
     }
     return true;
   }
@@ -125,8 +126,9 @@ public final class Outage {
       root = root.getCause();
     }
     String m = root.getMessage();
-    return root == e
-        ? String.valueOf(m)
-        : e.getMessage() + " (" + root.getClass().getSimpleName() + ": " + m + ")";
+    return Secrets.mask(
+        root == e
+            ? String.valueOf(m)
+            : e.getMessage() + " (" + root.getClass().getSimpleName() + ": " + m + ")");
   }
 }

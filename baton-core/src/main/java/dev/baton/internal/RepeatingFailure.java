@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.Secrets;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -47,7 +48,7 @@ public final class RepeatingFailure {
           what,
           retry.toMillis(),
           INTERVAL.toSeconds(),
-          e);
+          Secrets.mask(e));
       return;
     }
     sinceLine++;
@@ -58,7 +59,7 @@ public final class RepeatingFailure {
           sinceLine,
           Duration.ofNanos(now - lastLineNanos).toSeconds(),
           failures,
-          e.toString());
+          Secrets.mask(e.toString()));
       sinceLine = 0;
       lastLineNanos = now;
     }

@@ -13,6 +13,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.baton.Job;
 import dev.baton.JobState;
+import dev.baton.Secrets;
 import dev.baton.admin.JobBrowser;
 import java.io.IOException;
 import java.io.InputStream;
@@ -112,7 +113,7 @@ final class DashboardHandler implements HttpHandler {
         // The admin API's own checks of a value given here (a cursor, a page size).
         error(r, api, 400, e.getMessage(), start);
       } catch (RuntimeException e) {
-        log.warn("dashboard request {} {} failed", r.method, r.path, e);
+        log.warn("dashboard request {} {} failed", r.method, r.path, Secrets.mask(e));
         error(r, api, 500, "the dashboard could not answer (see its log)", start);
       }
     }
@@ -436,8 +437,9 @@ final class DashboardHandler implements HttpHandler {
     r.exchange.sendResponseHeaders(303, -1);
   }
 
-  private void error(Request r, boolean api, int status, String message, long start)
+  private void error(Request r, boolean api, int status, String text, long start)
       throws IOException {
+    String message = Secrets.mask(text);
     if (api) {
       ObjectNode o = json.createObjectNode();
       o.put("status", status).put("error", message);

@@ -1,5 +1,6 @@
 package dev.baton.cli.bench;
 
+import dev.baton.Secrets;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -157,7 +158,7 @@ public final class Bench {
   /** The server's version, where it is, and the settings of {@link BenchDatabase#describe()}. */
   public static String describe(BenchDatabase db) {
     Map<String, String> d = db.describe();
-    String where = db.embedded() ? "embedded" : redact(db.jdbcUrl());
+    String where = db.embedded() ? "embedded" : Secrets.mask(db.jdbcUrl(), db.jdbcUrl());
     return "PostgreSQL "
         + d.getOrDefault("server_version", "?")
         + " ("
@@ -229,11 +230,6 @@ public final class Bench {
     } catch (Exception e) {
       return "? (" + e + ")";
     }
-  }
-
-  /** The URL without a password parameter. */
-  private static String redact(String url) {
-    return url.replaceAll("(?i)(password=)[^&]*", "$1***");
   }
 
   /** The words, quoted for a POSIX shell where needed. */

@@ -240,10 +240,10 @@ public final class EnqueueStore {
         ps.setString(i++, job.queue());
         ps.setString(i++, job.kind());
         ps.setString(i++, job.args());
-        Timestamps.setInstant(ps, i++, job.runAt());
+        ps.setString(i++, Timestamps.text(job.runAt()));
         ps.setInt(i++, job.priority());
         ps.setInt(i++, job.maxAttempts());
-        Timestamps.setInstant(ps, i++, job.runAt());
+        ps.setString(i++, Timestamps.text(job.runAt()));
         ps.setString(i++, job.idempotencyKey());
         ps.setString(i++, job.metadata());
         ps.setString(i, schema.insertChannel());
@@ -438,7 +438,7 @@ public final class EnqueueStore {
       args[i] = j.args();
       priorities[i] = j.priority();
       maxAttempts[i] = j.maxAttempts();
-      runAts[i] = j.runAt() == null ? null : j.runAt().toString();
+      runAts[i] = Timestamps.text(j.runAt());
       keys[i] = j.idempotencyKey();
       metadata[i] = j.metadata();
     }

@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.InvalidConfigException;
+import dev.baton.Secrets;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -24,7 +25,7 @@ public class BatonFailureAnalyzer extends AbstractFailureAnalyzer<InvalidConfigE
         cause instanceof InvalidBatonPropertyException property
             ? property.action()
             : "Correct " + cause.property() + " where the application builds it.";
-    return new FailureAnalysis(description, action, cause);
+    return new FailureAnalysis(Secrets.mask(description), Secrets.mask(action), cause);
   }
 
   private static String quoted(Object value) {

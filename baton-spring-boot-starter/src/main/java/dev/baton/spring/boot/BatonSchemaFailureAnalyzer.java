@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.SchemaNotMigratedException;
+import dev.baton.Secrets;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -15,7 +16,7 @@ public class BatonSchemaFailureAnalyzer
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, SchemaNotMigratedException cause) {
     return new FailureAnalysis(
-        cause.getMessage(),
+        Secrets.mask(cause.getMessage()),
         "Set baton.migrate=true to migrate schema \""
             + cause.schema()
             + "\" at start-up (the application's database user then needs DDL rights), or apply"

@@ -1,6 +1,7 @@
 package dev.baton.spring.boot;
 
 import dev.baton.SchemaTooNewException;
+import dev.baton.Secrets;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -15,7 +16,7 @@ public class BatonSchemaTooNewFailureAnalyzer
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, SchemaTooNewException cause) {
     return new FailureAnalysis(
-        cause.getMessage(),
+        Secrets.mask(cause.getMessage()),
         "Deploy a build with Baton's schema version "
             + cause.found()
             + " or later, or, to go back to this build, revert schema \""
