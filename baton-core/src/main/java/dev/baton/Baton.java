@@ -90,21 +90,7 @@ public final class Baton implements AutoCloseable {
           return JobArgs.kindOf(type);
         }
       };
-  // The queue and max attempts of jobs of each args class whose enqueue sets none, where its kind
-  // has settings for them; KindConfig.none() (checked by identity) for the kinds without.
-  private final Map<String, KindConfig> handlerSettings; // from @KindSettings on handler classes
-  private final ClassValue<KindConfig> enqueueSettings =
-      new ClassValue<>() {
-        @Override
-        protected KindConfig computeValue(Class<?> type) {
-          String kind = kinds.get(type);
-          KindConfig k =
-              KindConfig.of(type)
-                  .overriddenBy(handlerSettings.getOrDefault(kind, KindConfig.none()))
-                  .overriddenBy(config.kind(kind));
-          return k.queue().isEmpty() && k.maxAttempts().isEmpty() ? KindConfig.none() : k;
-        }
-      };
+  private final KindDefaults kindDefaults;
   private final ReentrantLock lifecycleLock = new ReentrantLock();
   private volatile Lifecycle lifecycle = Lifecycle.NEW; // written under lifecycleLock
 
@@ -116,17 +102,9 @@ public final class Baton implements AutoCloseable {
     this.dataSource = Db.withNetworkTimeout(b.dataSource, config.lease());
     this.mapper = b.mapper != null ? b.mapper : defaultMapper();
     this.interceptors = List.copyOf(b.interceptors);
-    Map<String, KindConfig> fromHandlers = new LinkedHashMap<>();
+    this.kindDefaults = new KindDefaults(config, b.handlers.values());
     Map<String, HandlerEntry<?>> instrumented = new LinkedHashMap<>();
-    b.handlers.forEach(
-        (kind, h) -> {
-          KindConfig onHandler = KindConfig.of(h.registered().getClass());
-          if (!onHandler.isEmpty()) {
-            fromHandlers.put(kind, onHandler);
-          }
-          instrumented.put(kind, instrumented(withKindSettings(h, onHandler)));
-        });
-    this.handlerSettings = Map.copyOf(fromHandlers);
+    b.handlers.forEach((kind, h) -> instrumented.put(kind, instrumented(kindDefaults.applyTo(h))));
     this.handlers = Collections.unmodifiableMap(instrumented);
     this.schema = SchemaName.of(config.schema());
     this.enqueueStore = new EnqueueStore(schema);
@@ -299,13 +277,7 @@ public final class Baton implements AutoCloseable {
     Objects.requireNonNull(args, "args");
     Objects.requireNonNull(options, "options");
     String kind = kinds.get(args.getClass());
-    KindConfig settings = enqueueSettings.get(args.getClass());
-    if (settings != KindConfig.none()) {
-      options =
-          options.withKindDefaults(
-              settings.queue().orElse(null),
-              settings.maxAttempts().isPresent() ? settings.maxAttempts().getAsInt() : null);
-    }
+    options = kindDefaults.applyTo(args.getClass(), options);
     if (!config.allowUnknownKinds()
         && !handlers.containsKey(kind)
         && !config.knownKinds().contains(kind)) {
@@ -565,19 +537,6 @@ public final class Baton implements AutoCloseable {
   @Override
   public void close() {
     stop();
-  }
-
-  /**
-   * {@code h} with its kind's timeout and retry policy: a timeout given at registration, else the
-   * config's settings of the kind, else {@code onHandler} (the handler class's {@link
-   * KindSettings}), else the args class's; null where none has one (the client's default).
-   */
-  private <A extends JobArgs> HandlerEntry<A> withKindSettings(
-      HandlerEntry<A> h, KindConfig onHandler) {
-    KindConfig k =
-        KindConfig.of(h.argsType()).overriddenBy(onHandler).overriddenBy(config.kind(h.kind()));
-    Duration timeout = h.timeout() != null ? h.timeout() : k.timeout().orElse(null);
-    return h.withSettings(new HandlerEntry.Settings(timeout, k.retryPolicy().orElse(null)));
   }
 
   private <A extends JobArgs> HandlerEntry<A> instrumented(HandlerEntry<A> h) {

@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The test kit's Spring recipe (docs/testing.md): {@code @BatonTestSchema} gives the class a schema
  * of its own and a client that is not started, so the test drains the email queue by hand.
  */
-// README-BEGIN
+// docs:begin spring-testing
 @SpringBootTest
 @BatonTestSchema
 class OrderEmailTest {
@@ -45,4 +45,4 @@ class OrderEmailTest {
         .isEqualTo(1);
   }
 }
-// README-END
+// docs:end spring-testing
