@@ -46,6 +46,9 @@ class ConnectionFaultsIT {
   /** The pool size of {@link dev.baton.testing.WorkerMain}'s client. */
   private static final int CHILD_POOL = 6;
 
+  // The failed-attempt lines of one kind in one minute, and the summary after them (FailureLog).
+  private static final int FAILURE_LINES = 11;
+
   private static final Pattern INTERRUPTED =
       Pattern.compile("interrupted job (\\d+) fence (\\d+) at (\\d+)");
 
@@ -325,26 +328,34 @@ class ConnectionFaultsIT {
    * WARN {@code database unreachable} and one INFO {@code database reachable again}, and HikariCP's
    * one record per pooled connection the outage broke ({@code marked as broken}, with its stack
    * trace, for a connection in use; {@code Failed to validate connection} for an idle one): at most
-   * the child's pool of {@value #CHILD_POOL}. No other record, and no stack trace but HikariCP's.
+   * the child's pool of {@value #CHILD_POOL}. A handler that uses the database fails meanwhile, and
+   * each failed attempt is logged by {@code dev.baton.failures} with its stack trace, at most
+   * {@value #FAILURE_LINES} records for the child's one kind (docs/operations/logging.md). No other
+   * record, and no stack trace but theirs.
    */
   private static void checkOutageLog(String outage, String log) {
     Pattern record =
         Pattern.compile("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[[^]]+\\] (\\w+) (\\S+) - .*");
     int baton = 0;
     int hikari = 0;
+    int failures = 0;
     List<String> others = new ArrayList<>();
-    boolean inHikari = false;
+    boolean traced = false; // in the stack trace of a HikariCP or failed-attempt record
     for (String line : log.lines().filter(l -> !l.isBlank()).toList()) {
       Matcher m = record.matcher(line);
       if (!m.matches()) {
-        if (!inHikari) {
+        if (!traced) {
           others.add(line); // a stack trace of Baton's, or output of no logger
         }
         continue;
       }
-      inHikari = m.group(2).startsWith("com.zaxxer.hikari.");
+      boolean inHikari = m.group(2).startsWith("com.zaxxer.hikari.");
+      boolean failure = m.group(2).equals("dev.baton.failures");
+      traced = inHikari || failure;
       if (inHikari) {
         hikari++;
+      } else if (failure) {
+        failures++;
       } else if (line.contains("database unreachable")
           || line.contains("database reachable again")) {
         baton++;
@@ -353,8 +364,8 @@ class ConnectionFaultsIT {
       }
     }
     System.out.printf(
-        "%s: %d lines, %d records of Baton's, %d of HikariCP%n",
-        outage, log.lines().count(), baton, hikari);
+        "%s: %d lines, %d records of Baton's, %d of HikariCP, %d failed attempts%n",
+        outage, log.lines().count(), baton, hikari, failures);
     assertThat(occurrences(log, "database unreachable"))
         .as("outage start lines in\n%s", log)
         .isEqualTo(1);
@@ -365,6 +376,9 @@ class ConnectionFaultsIT {
     assertThat(hikari)
         .as("HikariCP's records of the %s in\n%s", outage, log)
         .isLessThanOrEqualTo(CHILD_POOL);
+    assertThat(failures)
+        .as("failed attempts logged in the %s in\n%s", outage, log)
+        .isLessThanOrEqualTo(FAILURE_LINES);
   }
 
   private static HikariDataSource pool(String url) {
