@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.AbstractApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -50,6 +51,19 @@ class DashboardSettingsReadAsSentencesTest {
         .isEqualTo(
             "Unset baton.dashboard.path to serve the dashboard on a port of its own"
                 + " (baton.dashboard.port), or run it in a servlet web application.");
+  }
+
+  @Test
+  void aPathWithoutSpringSecuritySaysWhatToAdd() {
+    assertThat(
+            action(
+                baton(new WebApplicationContextRunner())
+                    .withClassLoader(new FilteredClassLoader("org.springframework.security")),
+                "baton.dashboard.path=/baton"))
+        .isEqualTo(
+            "Add spring-boot-starter-security to the application, or define a DashboardAuth"
+                + " bean; or unset baton.dashboard.path to serve the dashboard on a port of its"
+                + " own.");
   }
 
   @Test
