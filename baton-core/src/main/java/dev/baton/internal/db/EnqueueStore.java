@@ -4,16 +4,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonException;
 import dev.baton.EnqueueOptions;
 import dev.baton.InvalidJobException;
+import dev.baton.JobState;
+import dev.baton.UniqueOptions;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 
@@ -123,6 +128,46 @@ public final class EnqueueStore {
       FROM ins JOIN p ON p.id = ins.id
       """;
 
+  // A unique job goes through the schema's SQL function enqueue (migration 7), which computes its
+  // key, inserts it or finds (and, for replace or debounce, changes) the job holding the key, and
+  // notifies its queue: the same code as an enqueue from SQL, so the two cannot disagree. A job
+  // without uniqueness never runs this. Binds: kind, args, queue, run time, priority, max attempts,
+  // key, metadata, unique_by, fields, per queue, period, states, replace, debounce, max wait.
+  private static final String ENQUEUE_UNIQUE =
+      "SELECT "
+          + JobRow.columnsOf("(e.job).")
+          + """
+          , e.existing, e.updated
+          FROM ${schema}.enqueue(kind => ?, args => ?::jsonb, queue => ?, run_at => ?::timestamptz,
+                                 priority => ?, max_attempts => ?, idempotency_key => ?,
+                                 metadata => ?::jsonb, unique_by => ?, unique_fields => ?::text[],
+                                 unique_per_queue => ?, unique_period => ?::interval,
+                                 unique_states => ?::text[], replace => ?::text[],
+                                 debounce => ?::interval, debounce_max_wait => ?::interval) e
+          """;
+
+  // A bulk enqueue holding unique jobs: the SQL function once per request, in request order, so a
+  // request repeating an earlier one's key in the same call finds that job. Binds: an array per
+  // argument of the function, in ENQUEUE_UNIQUE's order (fields, states and replace as array text).
+  private static final String ENQUEUE_MANY_UNIQUE =
+      """
+      SELECT r.ord, e.id, e.existing
+      FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::int[], ?::text[],
+                  ?::text[], ?::text[], ?::text[], ?::boolean[], ?::interval[], ?::text[], ?::text[],
+                  ?::interval[], ?::interval[]) WITH ORDINALITY
+           AS r(kind, args, queue, run_at, priority, max_attempts, idempotency_key, metadata,
+                unique_by, unique_fields, per_queue, period, states, replace, debounce, max_wait, ord)
+      CROSS JOIN LATERAL ${schema}.enqueue(
+          kind => r.kind, args => r.args::jsonb, queue => r.queue, run_at => r.run_at,
+          priority => r.priority, max_attempts => r.max_attempts,
+          idempotency_key => r.idempotency_key, metadata => r.metadata::jsonb,
+          unique_by => r.unique_by, unique_fields => r.unique_fields::text[],
+          unique_per_queue => coalesce(r.per_queue, false), unique_period => r.period,
+          unique_states => r.states::text[], replace => r.replace::text[],
+          debounce => r.debounce, debounce_max_wait => r.max_wait) e
+      ORDER BY r.ord
+      """;
+
   // The jobs holding the keys that a bulk insert conflicted with. Binds: keys.
   private static final String GET_IDS_BY_KEYS =
       "SELECT idempotency_key, id FROM ${schema}.job WHERE idempotency_key = ANY(?::text[])";
@@ -161,6 +206,8 @@ public final class EnqueueStore {
   private final SchemaName schema;
   private final String enqueue;
   private final String enqueueClaiming;
+  private final String enqueueUnique;
+  private final String enqueueManyUnique;
   private final String getByKey;
   private final String enqueueMany;
   private final String getIdsByKeys;
@@ -172,6 +219,8 @@ public final class EnqueueStore {
     this.schema = schema;
     this.enqueue = schema.expand(ENQUEUE);
     this.enqueueClaiming = schema.expand(ENQUEUE_CLAIMING);
+    this.enqueueUnique = schema.expand(ENQUEUE_UNIQUE);
+    this.enqueueManyUnique = schema.expand(ENQUEUE_MANY_UNIQUE);
     this.getByKey = schema.expand(GET_BY_KEY);
     this.enqueueMany = schema.expand(ENQUEUE_MANY);
     this.getIdsByKeys = schema.expand(GET_IDS_BY_KEYS);
@@ -179,7 +228,7 @@ public final class EnqueueStore {
     this.copyJobs = schema.expand(COPY_JOBS);
   }
 
-  /** A new job to insert. Args and metadata are JSON text. */
+  /** A new job to insert. Args and metadata are JSON text; {@code unique} null for none. */
   public record NewJob(
       String queue,
       String kind,
@@ -188,7 +237,21 @@ public final class EnqueueStore {
       int maxAttempts,
       Instant runAt,
       String idempotencyKey,
-      String metadata) {
+      String metadata,
+      UniqueOptions unique) {
+
+    /** A new job that is not unique. */
+    public NewJob(
+        String queue,
+        String kind,
+        String args,
+        int priority,
+        int maxAttempts,
+        Instant runAt,
+        String idempotencyKey,
+        String metadata) {
+      this(queue, kind, args, priority, maxAttempts, runAt, idempotencyKey, metadata, null);
+    }
 
     /**
      * The job to insert for {@code kind} with {@code argsJson} (already JSON) and {@code options}:
@@ -217,7 +280,8 @@ public final class EnqueueStore {
               options.maxAttempts(),
               options.runAt(),
               options.idempotencyKey(),
-              metadata);
+              metadata,
+              options.unique());
       NewJobCheck.check(
           job.queue(),
           job.kind(),
@@ -234,6 +298,9 @@ public final class EnqueueStore {
    * in whatever transaction {@code c} is in.
    */
   public JobRow enqueue(Connection c, NewJob job) throws SQLException {
+    if (job.unique() != null) {
+      return enqueueUnique(c, job);
+    }
     for (int tries = 0; tries < 5; tries++) {
       try (PreparedStatement ps = c.prepareStatement(enqueue)) {
         int i = 1;
@@ -271,6 +338,74 @@ public final class EnqueueStore {
             + job.idempotencyKey()
             + "): the key conflicted but its job could not be read; is the transaction"
             + " REPEATABLE READ or SERIALIZABLE? Retry it");
+  }
+
+  private JobRow enqueueUnique(Connection c, NewJob job) throws SQLException {
+    UniqueOptions u = job.unique();
+    try (PreparedStatement ps = c.prepareStatement(enqueueUnique)) {
+      int i = 1;
+      ps.setString(i++, job.kind());
+      ps.setString(i++, job.args());
+      ps.setString(i++, job.queue());
+      ps.setString(i++, Timestamps.text(job.runAt()));
+      ps.setInt(i++, job.priority());
+      ps.setInt(i++, job.maxAttempts());
+      ps.setString(i++, job.idempotencyKey());
+      ps.setString(i++, job.metadata());
+      ps.setString(i++, byOf(u));
+      ps.setString(i++, fieldsOf(u));
+      ps.setBoolean(i++, u.perQueue());
+      ps.setString(i++, interval(u.period()));
+      ps.setString(i++, statesOf(u));
+      ps.setString(i++, replaceOf(u));
+      ps.setString(i++, interval(u.debounce()));
+      ps.setString(i, interval(u.maxWait()));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return JobRow.read(rs, rs.getBoolean(20), rs.getBoolean(21));
+      }
+    }
+  }
+
+  private static String byOf(UniqueOptions u) {
+    return u.by().name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The fields of {@code u} as a PostgreSQL array literal, or null for none. */
+  private static String fieldsOf(UniqueOptions u) {
+    if (u.fields().isEmpty()) {
+      return null;
+    }
+    StringBuilder sb = new StringBuilder("{");
+    for (String f : u.fields()) {
+      if (sb.length() > 1) {
+        sb.append(',');
+      }
+      sb.append('"').append(f.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+    }
+    return sb.append('}').toString();
+  }
+
+  /** The states of {@code u} as an array literal, or null for the default ones. */
+  private static String statesOf(UniqueOptions u) {
+    if (u.states().equals(UniqueOptions.HOLDING_STATES)) {
+      return null;
+    }
+    return u.states().stream().map(JobState::dbName).collect(Collectors.joining(",", "{", "}"));
+  }
+
+  private static String replaceOf(UniqueOptions u) {
+    if (u.replace().isEmpty()) {
+      return null;
+    }
+    return u.replace().stream()
+        .map(UniqueOptions.Replace::dbName)
+        .collect(Collectors.joining(",", "{", "}"));
+  }
+
+  /** {@code d} as an ISO 8601 duration, which PostgreSQL reads as an interval; null for null. */
+  private static String interval(Duration d) {
+    return d == null ? null : d.toString();
   }
 
   /**
@@ -344,6 +479,9 @@ public final class EnqueueStore {
    * idempotency key matched an existing job. Ids ascend in request order.
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
+    if (jobs.stream().anyMatch(j -> j.unique() != null)) {
+      return Db.inOneTransaction(c, tx -> enqueueManyUnique(tx, jobs));
+    }
     if (jobs.size() >= COPY_MIN_JOBS
         && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
         && c.isWrapperFor(PGConnection.class)) {
@@ -419,6 +557,77 @@ public final class EnqueueStore {
       }
     }
     return ids;
+  }
+
+  private BulkResult enqueueManyUnique(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
+    String[] kinds = new String[n];
+    String[] args = new String[n];
+    String[] queues = new String[n];
+    String[] runAts = new String[n];
+    Integer[] priorities = new Integer[n];
+    Integer[] maxAttempts = new Integer[n];
+    String[] keys = new String[n];
+    String[] metadata = new String[n];
+    String[] by = new String[n];
+    String[] fields = new String[n];
+    Boolean[] perQueue = new Boolean[n];
+    String[] period = new String[n];
+    String[] states = new String[n];
+    String[] replace = new String[n];
+    String[] debounce = new String[n];
+    String[] maxWait = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewJob j = jobs.get(i);
+      kinds[i] = j.kind();
+      args[i] = j.args();
+      queues[i] = j.queue();
+      runAts[i] = Timestamps.text(j.runAt());
+      priorities[i] = j.priority();
+      maxAttempts[i] = j.maxAttempts();
+      keys[i] = j.idempotencyKey();
+      metadata[i] = j.metadata();
+      UniqueOptions u = j.unique();
+      if (u != null) {
+        by[i] = byOf(u);
+        fields[i] = fieldsOf(u);
+        perQueue[i] = u.perQueue();
+        period[i] = interval(u.period());
+        states[i] = statesOf(u);
+        replace[i] = replaceOf(u);
+        debounce[i] = interval(u.debounce());
+        maxWait[i] = interval(u.maxWait());
+      }
+    }
+    long[] ids = new long[n];
+    boolean[] existing = new boolean[n];
+    try (PreparedStatement ps = c.prepareStatement(enqueueManyUnique)) {
+      int i = 1;
+      ps.setArray(i++, c.createArrayOf("text", kinds));
+      ps.setArray(i++, c.createArrayOf("text", args));
+      ps.setArray(i++, c.createArrayOf("text", queues));
+      ps.setArray(i++, c.createArrayOf("text", runAts));
+      ps.setArray(i++, c.createArrayOf("int4", priorities));
+      ps.setArray(i++, c.createArrayOf("int4", maxAttempts));
+      ps.setArray(i++, c.createArrayOf("text", keys));
+      ps.setArray(i++, c.createArrayOf("text", metadata));
+      ps.setArray(i++, c.createArrayOf("text", by));
+      ps.setArray(i++, c.createArrayOf("text", fields));
+      ps.setArray(i++, c.createArrayOf("bool", perQueue));
+      ps.setArray(i++, c.createArrayOf("text", period));
+      ps.setArray(i++, c.createArrayOf("text", states));
+      ps.setArray(i++, c.createArrayOf("text", replace));
+      ps.setArray(i++, c.createArrayOf("text", debounce));
+      ps.setArray(i, c.createArrayOf("text", maxWait));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int ord = (int) rs.getLong(1) - 1;
+          ids[ord] = rs.getLong(2);
+          existing[ord] = rs.getBoolean(3);
+        }
+      }
+    }
+    return new BulkResult(ids, existing);
   }
 
   private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
