@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client works end to end as a role holding only the documented grants (DML on the job table,
- * SELECT on the migration table, USAGE on the schema and the two sequences), and that role cannot
- * change the schema.
+ * SELECT on the migration table, USAGE on the schema and the two sequences, EXECUTE on the enqueue
+ * function for unique jobs), and that role cannot change the schema.
  */
 class LeastPrivilegeTest {
   private static final String QUEUE = "lp";
@@ -75,6 +75,8 @@ class LeastPrivilegeTest {
               + s
               + ".leader_term_seq TO "
               + role);
+      // unique jobs: the client runs them through the schema's SQL function enqueue
+      db.execute("GRANT EXECUTE ON FUNCTION " + s + ".enqueue TO " + role);
 
       CountDownLatch holdStarted = new CountDownLatch(1);
       try (HikariDataSource limited = pool(urlAs(db.jdbcUrl(), role, password));
@@ -125,6 +127,13 @@ class LeastPrivilegeTest {
         EnqueueResult repeat = baton.enqueue(new Work(2), keyed);
         assertThat(repeat.existing()).isTrue();
         assertThat(repeat.job().id()).isEqualTo(keyedId);
+
+        // a unique job, and a repeat of it, through the SQL function
+        EnqueueOptions unique =
+            EnqueueOptions.builder().queue(QUEUE).unique(UniqueOptions.byArgs().build()).build();
+        long uniqueId = baton.enqueue(new Work(7), unique).id();
+        toComplete.add(uniqueId);
+        assertThat(baton.enqueue(new Work(7), unique).id()).isEqualTo(uniqueId);
 
         // enqueue in the caller's transaction
         try (Connection c = limited.getConnection()) {
