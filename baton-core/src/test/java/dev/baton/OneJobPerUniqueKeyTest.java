@@ -197,6 +197,40 @@ class OneJobPerUniqueKeyTest {
     }
   }
 
+  @Test
+  void theDocsExamplesRunAsWritten() {
+    try (Fixture f = new Fixture()) {
+      Baton baton = f.reader();
+      // docs:begin unique-jobs
+      EnqueueOptions oncePerCustomerAndHour =
+          EnqueueOptions.builder()
+              .unique(UniqueOptions.byFields("customer").period(Duration.ofHours(1)).build())
+              .build();
+      EnqueueResult r = baton.enqueue(new Sync("acme", 1), oncePerCustomerAndHour);
+      if (r.existing()) {
+        // nothing was inserted: r.job() is the job that holds the key
+      }
+      // docs:end unique-jobs
+      assertThat(r.existing()).isFalse();
+      assertThat(baton.enqueue(new Sync("acme", 2), oncePerCustomerAndHour).existing()).isTrue();
+
+      // docs:begin debounce
+      EnqueueOptions debounced =
+          EnqueueOptions.builder()
+              .unique(
+                  UniqueOptions.byFields("customer")
+                      .replace(UniqueOptions.Replace.ARGS)
+                      .debounce(Duration.ofSeconds(30), Duration.ofMinutes(5))
+                      .build())
+              .build();
+      baton.enqueue(new Sync("beta", 1), debounced); // runs in 30 s ...
+      baton.enqueue(new Sync("beta", 2), debounced); // ... now 30 s from here, with n = 2
+      // docs:end debounce
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE args ->> 'customer' = 'beta'"))
+          .isEqualTo(1);
+    }
+  }
+
   private static EnqueueOptions at(Instant runAt, UniqueOptions u) {
     return EnqueueOptions.builder().runAt(runAt).unique(u).build();
   }
