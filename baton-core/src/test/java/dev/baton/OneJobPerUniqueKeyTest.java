@@ -188,6 +188,33 @@ class OneJobPerUniqueKeyTest {
   }
 
   @Test
+  void aBulkByCopyWithRepeatedUniqueKeysInsertsEachKeyOnce() {
+    try (Fixture f = new Fixture()) {
+      Baton baton = f.reader();
+      EnqueueOptions opts = unique(UniqueOptions.byFields("customer"));
+      long before = baton.enqueue(new Sync("c0", -1), opts).id();
+      List<JobRequest> requests = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        requests.add(JobRequest.of(new Sync("c" + (i % 100), i), opts));
+      }
+      requests.add(JobRequest.of(new Sync("plain", 0)));
+      EnqueueManyResult r = baton.enqueueMany(requests);
+
+      assertThat(r.size()).isGreaterThanOrEqualTo(dev.baton.internal.db.EnqueueStore.COPY_MIN_JOBS);
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(101);
+      assertThat(r.insertedCount()).isEqualTo(100); // c1..c99 and the plain job
+      assertThat(r.jobIds()[0]).isEqualTo(before);
+      for (int i = 100; i < 300; i++) {
+        assertThat(r.existing()[i]).isTrue();
+        assertThat(r.jobIds()[i]).isEqualTo(r.jobIds()[i % 100]);
+      }
+      // the first request of each key is the one inserted
+      assertThat(f.job(r.jobIds()[7]).args().path("n").asInt()).isEqualTo(7);
+      assertThat(f.count("SELECT count(*) FROM %s.job_staged")).isZero();
+    }
+  }
+
+  @Test
   void aJobWithoutUniquenessHasNoKey() {
     try (Fixture f = new Fixture()) {
       Baton baton = f.reader();

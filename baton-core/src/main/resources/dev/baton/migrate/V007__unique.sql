@@ -31,6 +31,34 @@ ALTER TABLE ${schema}.job ADD CONSTRAINT job_unique_states_check CHECK (
 CREATE UNIQUE INDEX job_unique_key_idx ON ${schema}.job (unique_key)
     WHERE unique_key IS NOT NULL AND state = ANY (unique_states);
 
+-- A bulk enqueue of many unique jobs streams them here with COPY, and one statement of the same
+-- transaction takes them out and hands each to enqueue() below: COPY cannot settle a conflicting
+-- key itself. Rows live only inside the call that wrote them, so the table is UNLOGGED (no WAL;
+-- emptied by a crash) and keeps nothing between calls. batch: the writing session's backend pid.
+CREATE UNLOGGED TABLE ${schema}.job_staged (
+    batch            integer  NOT NULL,
+    ord              integer  NOT NULL,
+    kind             text     NOT NULL,
+    args             text     NOT NULL,
+    queue            text     NOT NULL,
+    run_at           timestamptz,
+    priority         integer  NOT NULL,
+    max_attempts     integer  NOT NULL,
+    idempotency_key  text,
+    metadata         text     NOT NULL,
+    unique_by        text,
+    unique_fields    text[],
+    per_queue        boolean,
+    period           interval,
+    states           text[],
+    replace          text[],
+    debounce         interval,
+    max_wait         interval,
+    PRIMARY KEY (batch, ord)
+);
+ALTER TABLE ${schema}.job_staged SET (autovacuum_vacuum_scale_factor = 0.0,
+                                      autovacuum_vacuum_threshold = 10000);
+
 -- The unique key of a job: one definition, used by the Java client's statements and by
 -- enqueue() below, so both agree by construction. The key hashes a JSON array of the kind, the
 -- args (all of them for 'args', the named top-level fields for 'fields', none for 'kind'), the

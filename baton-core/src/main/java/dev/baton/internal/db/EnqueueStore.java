@@ -146,17 +146,11 @@ public final class EnqueueStore {
                                  debounce => ?::interval, debounce_max_wait => ?::interval) e
           """;
 
-  // A bulk enqueue holding unique jobs: the SQL function once per request, in request order, so a
-  // request repeating an earlier one's key in the same call finds that job. Binds: an array per
-  // argument of the function, in ENQUEUE_UNIQUE's order (fields, states and replace as array text).
-  private static final String ENQUEUE_MANY_UNIQUE =
+  // A bulk enqueue holding unique jobs: the SQL function once per request r, in request order, so
+  // a request repeating an earlier one's key in the same call finds that job.
+  @Fragment
+  private static final String ENQUEUE_EACH =
       """
-      SELECT r.ord, e.id, e.existing
-      FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::int[], ?::text[],
-                  ?::text[], ?::text[], ?::text[], ?::boolean[], ?::interval[], ?::text[], ?::text[],
-                  ?::interval[], ?::interval[]) WITH ORDINALITY
-           AS r(kind, args, queue, run_at, priority, max_attempts, idempotency_key, metadata,
-                unique_by, unique_fields, per_queue, period, states, replace, debounce, max_wait, ord)
       CROSS JOIN LATERAL ${schema}.enqueue(
           kind => r.kind, args => r.args::jsonb, queue => r.queue, run_at => r.run_at,
           priority => r.priority, max_attempts => r.max_attempts,
@@ -167,6 +161,37 @@ public final class EnqueueStore {
           debounce => r.debounce, debounce_max_wait => r.max_wait) e
       ORDER BY r.ord
       """;
+
+  // The requests as arrays. Binds: an array per argument of the function, in ENQUEUE_UNIQUE's
+  // order (fields, states and replace as array text).
+  private static final String ENQUEUE_MANY_UNIQUE =
+      """
+      SELECT r.ord, e.id, e.existing
+      FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::int[], ?::text[],
+                  ?::text[], ?::text[], ?::text[], ?::boolean[], ?::interval[], ?::text[], ?::text[],
+                  ?::interval[], ?::interval[]) WITH ORDINALITY
+           AS r(kind, args, queue, run_at, priority, max_attempts, idempotency_key, metadata,
+                unique_by, unique_fields, per_queue, period, states, replace, debounce, max_wait, ord)
+      """
+          + ENQUEUE_EACH;
+
+  // The COPY path of a bulk enqueue holding unique jobs (see enqueueMany): COPY cannot settle a
+  // conflicting key itself, so the requests are streamed into job_staged under this session's
+  // batch number, then one statement takes them out, in request order, and hands each to the SQL
+  // function, in the same transaction. Binds: batch.
+  private static final String COPY_STAGED =
+      """
+      COPY ${schema}.job_staged (batch, ord, kind, args, queue, priority, max_attempts, metadata,
+                                unique_by, unique_fields, per_queue, period, states, replace,
+                                debounce, max_wait) FROM STDIN""";
+
+  private static final String ENQUEUE_STAGED =
+      """
+      WITH staged AS (DELETE FROM ${schema}.job_staged WHERE batch = ? RETURNING *)
+      SELECT r.ord, e.id, e.existing
+      FROM (SELECT * FROM staged ORDER BY ord) r
+      """
+          + ENQUEUE_EACH;
 
   // The jobs holding the keys that a bulk insert conflicted with. Binds: keys.
   private static final String GET_IDS_BY_KEYS =
@@ -208,6 +233,8 @@ public final class EnqueueStore {
   private final String enqueueClaiming;
   private final String enqueueUnique;
   private final String enqueueManyUnique;
+  private final String copyStaged;
+  private final String enqueueStaged;
   private final String getByKey;
   private final String enqueueMany;
   private final String getIdsByKeys;
@@ -221,6 +248,8 @@ public final class EnqueueStore {
     this.enqueueClaiming = schema.expand(ENQUEUE_CLAIMING);
     this.enqueueUnique = schema.expand(ENQUEUE_UNIQUE);
     this.enqueueManyUnique = schema.expand(ENQUEUE_MANY_UNIQUE);
+    this.copyStaged = schema.expand(COPY_STAGED);
+    this.enqueueStaged = schema.expand(ENQUEUE_STAGED);
     this.getByKey = schema.expand(GET_BY_KEY);
     this.enqueueMany = schema.expand(ENQUEUE_MANY);
     this.getIdsByKeys = schema.expand(GET_IDS_BY_KEYS);
@@ -479,12 +508,15 @@ public final class EnqueueStore {
    * idempotency key matched an existing job. Ids ascend in request order.
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
+    boolean copy =
+        jobs.size() >= COPY_MIN_JOBS
+            && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
+            && c.isWrapperFor(PGConnection.class);
     if (jobs.stream().anyMatch(j -> j.unique() != null)) {
-      return Db.inOneTransaction(c, tx -> enqueueManyUnique(tx, jobs));
+      return Db.inOneTransaction(
+          c, tx -> copy ? enqueueUniqueByCopy(tx, jobs) : enqueueManyUnique(tx, jobs));
     }
-    if (jobs.size() >= COPY_MIN_JOBS
-        && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
-        && c.isWrapperFor(PGConnection.class)) {
+    if (copy) {
       return Db.inOneTransaction(c, tx -> enqueueByCopy(tx, jobs));
     }
     return enqueueByStatement(c, jobs);
@@ -529,6 +561,67 @@ public final class EnqueueStore {
       ps.executeQuery().close();
     }
     return new BulkResult(ids, new boolean[n]);
+  }
+
+  private BulkResult enqueueUniqueByCopy(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
+    // One call at a time per session, and its rows are gone when it returns (or rolled back with
+    // its transaction when it fails): the session's backend pid is a batch number no one else uses.
+    int batch = c.unwrap(PGConnection.class).getBackendPID();
+    CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(copyStaged);
+    try {
+      CopyText rows = new CopyText(copy);
+      for (int i = 0; i < n; i++) {
+        NewJob j = jobs.get(i);
+        UniqueOptions u = j.unique();
+        rows.field(batch)
+            .field(i + 1)
+            .field(j.kind())
+            .field(j.args())
+            .field(j.queue())
+            .field(j.priority())
+            .field(j.maxAttempts())
+            .field(j.metadata())
+            .fieldOrNull(u == null ? null : byOf(u))
+            .fieldOrNull(u == null ? null : fieldsOf(u))
+            .fieldOrNull(u == null ? null : Boolean.toString(u.perQueue()))
+            .fieldOrNull(u == null ? null : interval(u.period()))
+            .fieldOrNull(u == null ? null : statesOf(u))
+            .fieldOrNull(u == null ? null : replaceOf(u))
+            .fieldOrNull(u == null ? null : interval(u.debounce()))
+            .fieldOrNull(u == null ? null : interval(u.maxWait()))
+            .endRow();
+      }
+      rows.flush();
+      copy.endCopy();
+    } catch (SQLException | RuntimeException e) {
+      if (copy.isActive()) {
+        try {
+          copy.cancelCopy(); // the connection must leave COPY mode to be used again
+        } catch (SQLException cancel) {
+          e.addSuppressed(cancel);
+        }
+      }
+      throw e;
+    }
+    try (PreparedStatement ps = c.prepareStatement(enqueueStaged)) {
+      ps.setLong(1, batch);
+      return readEach(ps, n);
+    }
+  }
+
+  /** The ids and existing flags a statement returns per request, as (ord, id, existing) rows. */
+  private static BulkResult readEach(PreparedStatement ps, int n) throws SQLException {
+    long[] ids = new long[n];
+    boolean[] existing = new boolean[n];
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        int ord = (int) rs.getLong(1) - 1;
+        ids[ord] = rs.getLong(2);
+        existing[ord] = rs.getBoolean(3);
+      }
+    }
+    return new BulkResult(ids, existing);
   }
 
   /** Draws {@code n} ids from the job table's identity sequence, ascending. */
@@ -599,8 +692,6 @@ public final class EnqueueStore {
         maxWait[i] = interval(u.maxWait());
       }
     }
-    long[] ids = new long[n];
-    boolean[] existing = new boolean[n];
     try (PreparedStatement ps = c.prepareStatement(enqueueManyUnique)) {
       int i = 1;
       ps.setArray(i++, c.createArrayOf("text", kinds));
@@ -619,15 +710,8 @@ public final class EnqueueStore {
       ps.setArray(i++, c.createArrayOf("text", replace));
       ps.setArray(i++, c.createArrayOf("text", debounce));
       ps.setArray(i, c.createArrayOf("text", maxWait));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          int ord = (int) rs.getLong(1) - 1;
-          ids[ord] = rs.getLong(2);
-          existing[ord] = rs.getBoolean(3);
-        }
-      }
+      return readEach(ps, n);
     }
-    return new BulkResult(ids, existing);
   }
 
   private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
