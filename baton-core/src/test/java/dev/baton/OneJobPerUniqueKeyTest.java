@@ -215,6 +215,45 @@ class OneJobPerUniqueKeyTest {
   }
 
   @Test
+  void concurrentBulksOfTheSameUniqueJobsInsertEachKeyOnce() throws Exception {
+    int threads = 8;
+    try (Fixture f = new Fixture(threads + 5)) {
+      Baton baton = f.reader();
+      EnqueueOptions opts = unique(UniqueOptions.byFields("customer"));
+      CyclicBarrier barrier = new CyclicBarrier(threads);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<Future<EnqueueManyResult>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        // half by statement (50 requests), half by COPY (300)
+        int size = t % 2 == 0 ? 50 : 300;
+        results.add(
+            pool.submit(
+                () -> {
+                  List<JobRequest> requests = new ArrayList<>();
+                  for (int i = 0; i < size; i++) {
+                    requests.add(JobRequest.of(new Sync("c" + (i % 50), i), opts));
+                  }
+                  barrier.await();
+                  return baton.enqueueMany(requests);
+                }));
+      }
+      long inserted = 0;
+      java.util.Set<Long> ids = new java.util.HashSet<>();
+      for (Future<EnqueueManyResult> r : results) {
+        EnqueueManyResult done = r.get();
+        inserted += done.insertedCount();
+        for (long id : done.jobIds()) {
+          ids.add(id);
+        }
+      }
+      pool.shutdown();
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(50);
+      assertThat(inserted).isEqualTo(50);
+      assertThat(ids).hasSize(50);
+    }
+  }
+
+  @Test
   void aJobWithoutUniquenessHasNoKey() {
     try (Fixture f = new Fixture()) {
       Baton baton = f.reader();

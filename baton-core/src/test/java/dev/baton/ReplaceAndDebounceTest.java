@@ -141,6 +141,23 @@ class ReplaceAndDebounceTest {
   }
 
   @Test
+  void aBulkReplacesInRequestOrder() {
+    try (Fixture f = new Fixture()) {
+      Baton baton = f.reader();
+      EnqueueManyResult r =
+          baton.enqueueMany(
+              List.of(
+                  JobRequest.of(new Refresh("acme", 1), replacing()),
+                  JobRequest.of(new Refresh("beta", 1), replacing()),
+                  JobRequest.of(new Refresh("acme", 2), replacing())));
+      assertThat(r.existing()).containsExactly(false, false, true);
+      assertThat(r.jobIds()[2]).isEqualTo(r.jobIds()[0]);
+      assertThat(f.job(r.jobIds()[0]).args().path("n").asInt()).isEqualTo(2);
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(2);
+    }
+  }
+
+  @Test
   void keepFirstIsTheDefault() {
     try (Fixture f = new Fixture()) {
       Baton baton = f.reader();

@@ -146,52 +146,100 @@ public final class EnqueueStore {
                                  debounce => ?::interval, debounce_max_wait => ?::interval) e
           """;
 
-  // A bulk enqueue holding unique jobs: the SQL function once per request r, in request order, so
-  // a request repeating an earlier one's key in the same call finds that job.
+  // The requests of a bulk enqueue holding unique jobs, as r: one array per argument of the SQL
+  // function, in ENQUEUE_UNIQUE's order (fields, states and replace as array text).
   @Fragment
-  private static final String ENQUEUE_EACH =
+  private static final String REQUESTS =
       """
-      CROSS JOIN LATERAL ${schema}.enqueue(
-          kind => r.kind, args => r.args::jsonb, queue => r.queue, run_at => r.run_at,
-          priority => r.priority, max_attempts => r.max_attempts,
-          idempotency_key => r.idempotency_key, metadata => r.metadata::jsonb,
-          unique_by => r.unique_by, unique_fields => r.unique_fields::text[],
-          unique_per_queue => coalesce(r.per_queue, false), unique_period => r.period,
-          unique_states => r.states::text[], replace => r.replace::text[],
-          debounce => r.debounce, debounce_max_wait => r.max_wait) e
-      ORDER BY r.ord
+      unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::int[], ?::text[],
+             ?::text[], ?::text[], ?::text[], ?::boolean[], ?::interval[], ?::text[], ?::text[],
+             ?::interval[], ?::interval[]) WITH ORDINALITY
+        AS r(kind, args, queue, run_at, priority, max_attempts, idempotency_key, metadata,
+             unique_by, unique_fields, per_queue, period, states, replace, debounce, max_wait, ord)
       """;
 
-  // The requests as arrays. Binds: an array per argument of the function, in ENQUEUE_UNIQUE's
-  // order (fields, states and replace as array text).
-  private static final String ENQUEUE_MANY_UNIQUE =
-      """
-      SELECT r.ord, e.id, e.existing
-      FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::int[], ?::text[],
-                  ?::text[], ?::text[], ?::text[], ?::boolean[], ?::interval[], ?::text[], ?::text[],
-                  ?::interval[], ?::interval[]) WITH ORDINALITY
-           AS r(kind, args, queue, run_at, priority, max_attempts, idempotency_key, metadata,
-                unique_by, unique_fields, per_queue, period, states, replace, debounce, max_wait, ord)
-      """
-          + ENQUEUE_EACH;
+  // A bulk that replaces or debounces waiting jobs: the SQL function once per request, in request
+  // order, so a request repeating an earlier one's key in the same call finds (and changes) that
+  // job. Binds: REQUESTS.
+  private static final String ENQUEUE_MANY_EACH =
+      "SELECT r.ord, e.id, e.existing\nFROM "
+          + REQUESTS
+          + """
+          CROSS JOIN LATERAL ${schema}.enqueue(
+              kind => r.kind, args => r.args::jsonb, queue => r.queue, run_at => r.run_at,
+              priority => r.priority, max_attempts => r.max_attempts,
+              idempotency_key => r.idempotency_key, metadata => r.metadata::jsonb,
+              unique_by => r.unique_by, unique_fields => r.unique_fields::text[],
+              unique_per_queue => coalesce(r.per_queue, false), unique_period => r.period,
+              unique_states => r.states::text[], replace => r.replace::text[],
+              debounce => r.debounce, debounce_max_wait => r.max_wait) e
+          ORDER BY r.ord
+          """;
 
-  // The COPY path of a bulk enqueue holding unique jobs (see enqueueMany): COPY cannot settle a
-  // conflicting key itself, so the requests are streamed into job_staged under this session's
-  // batch number, then one statement takes them out, in request order, and hands each to the SQL
-  // function, in the same transaction. Binds: batch.
+  // A bulk of unique jobs that keep the first (no replace, no debounce), set-based: the requests
+  // r (already checked by the client) get ids in request order and their unique key from the SQL
+  // function job_unique_key, the one the function enqueue uses; one INSERT ... ON CONFLICT DO
+  // NOTHING (any key: idempotency or unique) inserts them in that order, so a request repeating
+  // an earlier one's key conflicts with it. Returns every request: its id when inserted, else its
+  // keys (unique key as hex) for the lookup of the job holding them. Binds: r's, channel.
+  @Fragment
+  private static final String UNIQUE_INSERTED =
+      """
+      p AS MATERIALIZED (
+        SELECT nextval('${schema}.job_id_seq'::regclass) AS id, r.*,
+               CASE WHEN r.unique_by IS NOT NULL THEN
+                 ${schema}.job_unique_key(r.kind, r.args::jsonb, r.unique_by, r.unique_fields::text[],
+                                          CASE WHEN r.per_queue THEN r.queue END,
+                                          coalesce(r.run_at, now()), r.period)
+               END AS ukey
+        FROM r ORDER BY r.ord
+      ),
+      ins AS (
+        INSERT INTO ${schema}.job
+          (id, queue, kind, args, state, priority, max_attempts, scheduled_at, idempotency_key,
+           metadata, unique_key, unique_states)
+        OVERRIDING SYSTEM VALUE
+        SELECT id, queue, kind, args::jsonb,
+               CASE WHEN run_at IS NULL OR run_at <= now() THEN 'available' ELSE 'scheduled' END,
+               priority, max_attempts, coalesce(run_at, now()), idempotency_key, metadata::jsonb,
+               ukey,
+               CASE WHEN ukey IS NOT NULL THEN coalesce(states::text[],
+                 ARRAY['scheduled', 'available', 'running', 'retryable']) END
+        FROM p
+        ON CONFLICT DO NOTHING
+        RETURNING id, queue, state
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM ins WHERE state = 'available') q)
+      SELECT p.ord, ins.id, encode(p.ukey, 'hex'), p.idempotency_key, (SELECT count(*) FROM n)
+      FROM p LEFT JOIN ins ON ins.id = p.id
+      """;
+
+  // Binds: REQUESTS, then UNIQUE_INSERTED's.
+  private static final String ENQUEUE_MANY_UNIQUE =
+      "WITH r AS (SELECT * FROM " + REQUESTS + "),\n" + UNIQUE_INSERTED;
+
+  // The COPY path of a bulk of unique jobs that keep the first (see enqueueMany): COPY cannot
+  // settle a conflicting key itself, so the requests are streamed into job_staged under this
+  // session's batch number, and one statement of the same transaction takes them out and inserts
+  // them as ENQUEUE_MANY_UNIQUE does.
   private static final String COPY_STAGED =
       """
       COPY ${schema}.job_staged (batch, ord, kind, args, queue, priority, max_attempts, metadata,
                                 unique_by, unique_fields, per_queue, period, states, replace,
                                 debounce, max_wait) FROM STDIN""";
 
+  // Binds: batch, then UNIQUE_INSERTED's.
   private static final String ENQUEUE_STAGED =
+      "WITH r AS (DELETE FROM ${schema}.job_staged WHERE batch = ? RETURNING *),\n"
+          + UNIQUE_INSERTED;
+
+  // The jobs holding the unique keys (hex) that a bulk insert conflicted with. Binds: keys.
+  private static final String GET_IDS_BY_UNIQUE_KEYS =
       """
-      WITH staged AS (DELETE FROM ${schema}.job_staged WHERE batch = ? RETURNING *)
-      SELECT r.ord, e.id, e.existing
-      FROM (SELECT * FROM staged ORDER BY ord) r
-      """
-          + ENQUEUE_EACH;
+      SELECT encode(unique_key, 'hex'), id FROM ${schema}.job
+      WHERE unique_key = ANY (ARRAY(SELECT decode(k, 'hex') FROM unnest(?::text[]) AS k))
+        AND state = ANY (unique_states)
+      """;
 
   // The jobs holding the keys that a bulk insert conflicted with. Binds: keys.
   private static final String GET_IDS_BY_KEYS =
@@ -232,9 +280,11 @@ public final class EnqueueStore {
   private final String enqueue;
   private final String enqueueClaiming;
   private final String enqueueUnique;
+  private final String enqueueManyEach;
   private final String enqueueManyUnique;
   private final String copyStaged;
   private final String enqueueStaged;
+  private final String getIdsByUniqueKeys;
   private final String getByKey;
   private final String enqueueMany;
   private final String getIdsByKeys;
@@ -247,9 +297,11 @@ public final class EnqueueStore {
     this.enqueue = schema.expand(ENQUEUE);
     this.enqueueClaiming = schema.expand(ENQUEUE_CLAIMING);
     this.enqueueUnique = schema.expand(ENQUEUE_UNIQUE);
+    this.enqueueManyEach = schema.expand(ENQUEUE_MANY_EACH);
     this.enqueueManyUnique = schema.expand(ENQUEUE_MANY_UNIQUE);
     this.copyStaged = schema.expand(COPY_STAGED);
     this.enqueueStaged = schema.expand(ENQUEUE_STAGED);
+    this.getIdsByUniqueKeys = schema.expand(GET_IDS_BY_UNIQUE_KEYS);
     this.getByKey = schema.expand(GET_BY_KEY);
     this.enqueueMany = schema.expand(ENQUEUE_MANY);
     this.getIdsByKeys = schema.expand(GET_IDS_BY_KEYS);
@@ -512,6 +564,9 @@ public final class EnqueueStore {
         jobs.size() >= COPY_MIN_JOBS
             && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
             && c.isWrapperFor(PGConnection.class);
+    if (jobs.stream().anyMatch(j -> j.unique() != null && j.unique().changesWaitingJob())) {
+      return Db.inOneTransaction(c, tx -> enqueueManyEach(tx, jobs));
+    }
     if (jobs.stream().anyMatch(j -> j.unique() != null)) {
       return Db.inOneTransaction(
           c, tx -> copy ? enqueueUniqueByCopy(tx, jobs) : enqueueManyUnique(tx, jobs));
@@ -606,8 +661,86 @@ public final class EnqueueStore {
     }
     try (PreparedStatement ps = c.prepareStatement(enqueueStaged)) {
       ps.setLong(1, batch);
-      return readEach(ps, n);
+      ps.setString(2, schema.insertChannel());
+      return readInserted(c, ps, jobs);
     }
+  }
+
+  /**
+   * The result of a set-based unique bulk ({@link #UNIQUE_INSERTED}): each request's new id, or the
+   * id of the job holding its idempotency key or unique key. A request whose key's holder left its
+   * states (finished, deleted) between the insert and the lookup is enqueued again by the SQL
+   * function, which tries until it inserts or finds a holder.
+   */
+  private BulkResult readInserted(Connection c, PreparedStatement ps, List<NewJob> jobs)
+      throws SQLException {
+    int n = jobs.size();
+    long[] ids = new long[n];
+    boolean[] existing = new boolean[n];
+    String[] uniqueKeys = new String[n];
+    String[] keys = new String[n];
+    List<Integer> conflicted = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        int ord = (int) rs.getLong(1) - 1;
+        ids[ord] = rs.getLong(2);
+        if (rs.wasNull()) {
+          conflicted.add(ord);
+          uniqueKeys[ord] = rs.getString(3);
+          keys[ord] = rs.getString(4);
+        }
+      }
+    }
+    if (conflicted.isEmpty()) {
+      return new BulkResult(ids, existing);
+    }
+    Map<String, Long> byKey =
+        idsOf(c, getIdsByKeys, conflicted.stream().map(i -> keys[i]).filter(k -> k != null));
+    Map<String, Long> byUniqueKey =
+        idsOf(
+            c,
+            getIdsByUniqueKeys,
+            conflicted.stream().map(i -> uniqueKeys[i]).filter(k -> k != null));
+    List<Integer> again = new ArrayList<>();
+    for (int i : conflicted) {
+      Long id = keys[i] != null ? byKey.get(keys[i]) : null;
+      if (id == null && uniqueKeys[i] != null) {
+        id = byUniqueKey.get(uniqueKeys[i]);
+      }
+      if (id == null) {
+        again.add(i);
+      } else {
+        ids[i] = id;
+        existing[i] = true;
+      }
+    }
+    if (!again.isEmpty()) {
+      BulkResult r = enqueueManyEach(c, again.stream().map(jobs::get).toList());
+      for (int k = 0; k < again.size(); k++) {
+        ids[again.get(k)] = r.ids()[k];
+        existing[again.get(k)] = r.existing()[k];
+      }
+    }
+    return new BulkResult(ids, existing);
+  }
+
+  /** Key to id, read by {@code sql} (binds: the keys) for {@code keys}; empty for none. */
+  private static Map<String, Long> idsOf(
+      Connection c, String sql, java.util.stream.Stream<String> keys) throws SQLException {
+    String[] wanted = keys.distinct().toArray(String[]::new);
+    Map<String, Long> out = new HashMap<>();
+    if (wanted.length == 0) {
+      return out;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setArray(1, c.createArrayOf("text", wanted));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+    }
+    return out;
   }
 
   /** The ids and existing flags a statement returns per request, as (ord, id, existing) rows. */
@@ -652,7 +785,9 @@ public final class EnqueueStore {
     return ids;
   }
 
-  private BulkResult enqueueManyUnique(Connection c, List<NewJob> jobs) throws SQLException {
+  /** Binds {@link #REQUESTS} for {@code jobs} from parameter 1; returns the next parameter. */
+  private static int bindRequests(PreparedStatement ps, Connection c, List<NewJob> jobs)
+      throws SQLException {
     int n = jobs.size();
     String[] kinds = new String[n];
     String[] args = new String[n];
@@ -692,25 +827,37 @@ public final class EnqueueStore {
         maxWait[i] = interval(u.maxWait());
       }
     }
+    int i = 1;
+    ps.setArray(i++, c.createArrayOf("text", kinds));
+    ps.setArray(i++, c.createArrayOf("text", args));
+    ps.setArray(i++, c.createArrayOf("text", queues));
+    ps.setArray(i++, c.createArrayOf("text", runAts));
+    ps.setArray(i++, c.createArrayOf("int4", priorities));
+    ps.setArray(i++, c.createArrayOf("int4", maxAttempts));
+    ps.setArray(i++, c.createArrayOf("text", keys));
+    ps.setArray(i++, c.createArrayOf("text", metadata));
+    ps.setArray(i++, c.createArrayOf("text", by));
+    ps.setArray(i++, c.createArrayOf("text", fields));
+    ps.setArray(i++, c.createArrayOf("bool", perQueue));
+    ps.setArray(i++, c.createArrayOf("text", period));
+    ps.setArray(i++, c.createArrayOf("text", states));
+    ps.setArray(i++, c.createArrayOf("text", replace));
+    ps.setArray(i++, c.createArrayOf("text", debounce));
+    ps.setArray(i++, c.createArrayOf("text", maxWait));
+    return i;
+  }
+
+  private BulkResult enqueueManyUnique(Connection c, List<NewJob> jobs) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(enqueueManyUnique)) {
-      int i = 1;
-      ps.setArray(i++, c.createArrayOf("text", kinds));
-      ps.setArray(i++, c.createArrayOf("text", args));
-      ps.setArray(i++, c.createArrayOf("text", queues));
-      ps.setArray(i++, c.createArrayOf("text", runAts));
-      ps.setArray(i++, c.createArrayOf("int4", priorities));
-      ps.setArray(i++, c.createArrayOf("int4", maxAttempts));
-      ps.setArray(i++, c.createArrayOf("text", keys));
-      ps.setArray(i++, c.createArrayOf("text", metadata));
-      ps.setArray(i++, c.createArrayOf("text", by));
-      ps.setArray(i++, c.createArrayOf("text", fields));
-      ps.setArray(i++, c.createArrayOf("bool", perQueue));
-      ps.setArray(i++, c.createArrayOf("text", period));
-      ps.setArray(i++, c.createArrayOf("text", states));
-      ps.setArray(i++, c.createArrayOf("text", replace));
-      ps.setArray(i++, c.createArrayOf("text", debounce));
-      ps.setArray(i, c.createArrayOf("text", maxWait));
-      return readEach(ps, n);
+      ps.setString(bindRequests(ps, c, jobs), schema.insertChannel());
+      return readInserted(c, ps, jobs);
+    }
+  }
+
+  private BulkResult enqueueManyEach(Connection c, List<NewJob> jobs) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(enqueueManyEach)) {
+      bindRequests(ps, c, jobs);
+      return readEach(ps, jobs.size());
     }
   }
 
