@@ -154,7 +154,10 @@ public final class Baton implements AutoCloseable {
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
-    if (config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())) {
+    if (config.claimOnEnqueue()
+        && job.runAt() == null
+        && job.unique() == null
+        && handlers.containsKey(job.kind())) {
       // Claim on enqueue: the insert claims the job for this node when nothing waits ahead of it.
       EnqueueStore.EnqueuedClaim r =
           node.enqueueClaiming(
@@ -350,7 +353,7 @@ public final class Baton implements AutoCloseable {
 
   /** An enqueue's result; its {@link Job} is parsed from {@code row} when first asked for. */
   private EnqueueResult result(JobRow row) {
-    return new EnqueueResult(row.id(), row.existing(), () -> row.toJob(mapper));
+    return new EnqueueResult(row.id(), row.existing(), row.updated(), () -> row.toJob(mapper));
   }
 
   // ---------------------------------------------------------------- drain (tests)

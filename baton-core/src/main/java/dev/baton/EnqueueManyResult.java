@@ -5,8 +5,9 @@ import java.util.Arrays;
 /**
  * The result of a bulk enqueue, in the order of the requests.
  *
- * <p>For a request whose idempotency key matched a job that was already there (or an earlier
- * request in the same call), {@link #jobIds()} holds that job's id and {@link #existing()} is true.
+ * <p>For a request whose idempotency key or unique key ({@link UniqueOptions}) matched a job that
+ * was already there (or an earlier request in the same call), {@link #jobIds()} holds that job's id
+ * and {@link #existing()} is true.
  */
 public final class EnqueueManyResult {
   private final long[] jobIds;
@@ -26,7 +27,7 @@ public final class EnqueueManyResult {
     return jobIds.clone();
   }
 
-  /** Whether each request matched an existing job by idempotency key, in request order. */
+  /** Whether each request matched an existing job by idempotency or unique key, in order. */
   public boolean[] existing() {
     return existing.clone();
   }

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * How one job is enqueued: its queue, priority, run-at time, max attempts, idempotency key and
- * metadata. Immutable; built with {@link #builder()}, each setter validated at once.
+ * How one job is enqueued: its queue, priority, run-at time, max attempts, idempotency key,
+ * metadata and uniqueness. Immutable; built with {@link #builder()}, each setter validated at once.
  */
 public final class EnqueueOptions {
 
@@ -42,6 +42,7 @@ public final class EnqueueOptions {
   private final int maxAttempts;
   private final String idempotencyKey;
   private final Map<String, Object> metadata;
+  private final UniqueOptions unique;
   private final boolean queueSet; // whether the caller named the queue, not left the default
   private final boolean maxAttemptsSet;
 
@@ -52,6 +53,7 @@ public final class EnqueueOptions {
     this.maxAttempts = b.maxAttempts;
     this.idempotencyKey = b.idempotencyKey;
     this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
+    this.unique = b.unique;
     this.queueSet = b.queueSet;
     this.maxAttemptsSet = b.maxAttemptsSet;
   }
@@ -94,6 +96,11 @@ public final class EnqueueOptions {
   /** Metadata stored with the job (a JSON object). */
   public Map<String, Object> metadata() {
     return metadata;
+  }
+
+  /** What makes the job unique ({@link UniqueOptions}), or null: not unique. */
+  public UniqueOptions unique() {
+    return unique;
   }
 
   /**
@@ -141,6 +148,7 @@ public final class EnqueueOptions {
     b.maxAttemptsSet = maxAttemptsSet;
     b.idempotencyKey = idempotencyKey;
     b.metadata.putAll(metadata);
+    b.unique = unique;
     return b;
   }
 
@@ -152,6 +160,7 @@ public final class EnqueueOptions {
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private String idempotencyKey;
     private final Map<String, Object> metadata = new LinkedHashMap<>();
+    private UniqueOptions unique;
     private boolean queueSet;
     private boolean maxAttemptsSet;
 
@@ -256,8 +265,34 @@ public final class EnqueueOptions {
       return this;
     }
 
-    /** Builds the options. */
+    /**
+     * Makes the job unique ({@link UniqueOptions}): while a job with its key is in one of the
+     * states it is unique in, the enqueue inserts nothing and returns that job (see
+     * docs/unique-jobs.md). Null for none, the default; an enqueue without uniqueness runs the same
+     * statements as before uniqueness existed.
+     */
+    public Builder unique(UniqueOptions unique) {
+      this.unique = unique;
+      return this;
+    }
+
+    /**
+     * Builds the options.
+     *
+     * @throws InvalidJobException if a debounce is combined with a run time, or an idempotency key
+     *     with a replace or debounce of a unique job
+     */
     public EnqueueOptions build() {
+      if (unique != null && unique.debounce() != null && runAt != null) {
+        throw new InvalidJobException(
+            "invalid unique option: debounce sets the run time; do not also set a run time or"
+                + " replace it");
+      }
+      if (unique != null && unique.changesWaitingJob() && idempotencyKey != null) {
+        throw new InvalidJobException(
+            "invalid enqueue option: an idempotency key cannot be combined with replace or"
+                + " debounce; use one or the other");
+      }
       return new EnqueueOptions(this);
     }
 

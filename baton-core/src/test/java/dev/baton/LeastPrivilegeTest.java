@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client works end to end as a role holding only the documented grants (DML on the job table,
- * SELECT on the migration table, USAGE on the schema and the two sequences), and that role cannot
- * change the schema.
+ * SELECT on the migration table, USAGE on the schema and the two sequences, EXECUTE on the enqueue
+ * function for unique jobs), and that role cannot change the schema.
  */
 class LeastPrivilegeTest {
   private static final String QUEUE = "lp";
@@ -75,6 +75,10 @@ class LeastPrivilegeTest {
               + s
               + ".leader_term_seq TO "
               + role);
+      // unique jobs: the client runs them through the schema's SQL function enqueue
+      db.execute("GRANT EXECUTE ON FUNCTION " + s + ".enqueue TO " + role);
+      // a bulk of unique jobs by COPY stages them in job_staged (COPY, then DELETE ... RETURNING)
+      db.execute("GRANT SELECT, INSERT, DELETE ON " + s + ".job_staged TO " + role);
 
       CountDownLatch holdStarted = new CountDownLatch(1);
       try (HikariDataSource limited = pool(urlAs(db.jdbcUrl(), role, password));
@@ -125,6 +129,21 @@ class LeastPrivilegeTest {
         EnqueueResult repeat = baton.enqueue(new Work(2), keyed);
         assertThat(repeat.existing()).isTrue();
         assertThat(repeat.job().id()).isEqualTo(keyedId);
+
+        // a unique job (in a queue no one works, so that it keeps its key), a repeat of it through
+        // the SQL function, and a bulk of repeats by COPY
+        EnqueueOptions unique =
+            EnqueueOptions.builder()
+                .queue("lp-idle")
+                .unique(UniqueOptions.byArgs().build())
+                .build();
+        long uniqueId = baton.enqueue(new Work(7), unique).id();
+        assertThat(baton.enqueue(new Work(7), unique).id()).isEqualTo(uniqueId);
+        List<JobRequest> uniqueBulk = new ArrayList<>();
+        for (int i = 0; i < EnqueueStore.COPY_MIN_JOBS; i++) {
+          uniqueBulk.add(JobRequest.of(new Work(7), unique));
+        }
+        assertThat(baton.enqueueMany(uniqueBulk).jobIds()).containsOnly(uniqueId);
 
         // enqueue in the caller's transaction
         try (Connection c = limited.getConnection()) {
@@ -231,7 +250,7 @@ class LeastPrivilegeTest {
             .satisfies(
                 e -> assertThat(((SQLException) rootCause(e)).getSQLState()).isEqualTo("42501"));
         assertThat(db.queryLong("SELECT count(*) FROM " + s + ".job"))
-            .isEqualTo(toComplete.size() + 3);
+            .isEqualTo(toComplete.size() + 4);
       }
 
       // a client that keeps no completed rows deletes them and counts them in job_completions

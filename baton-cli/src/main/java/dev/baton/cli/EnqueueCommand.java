@@ -13,10 +13,15 @@ import dev.baton.EnqueueResult;
 import dev.baton.InvalidJobException;
 import dev.baton.Job;
 import dev.baton.JobArgs;
+import dev.baton.JobState;
+import dev.baton.UniqueOptions;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -90,6 +95,63 @@ final class EnqueueCommand extends BaseCommand implements Callable<Integer> {
           "Attempts before a failure discards the job, 1..1000 (default: ${DEFAULT-VALUE})")
   int maxAttempts;
 
+  @Option(
+      names = "--unique-by",
+      paramLabel = "args|fields|kind",
+      description =
+          "Make the job unique by its kind and its args (all of them, the --unique-fields, or"
+              + " none): while a job holds that key, enqueueing it again returns that job")
+  String uniqueBy;
+
+  @Option(
+      names = "--unique-fields",
+      paramLabel = "FIELD",
+      split = ",",
+      description = "The args' top-level fields in the unique key, for --unique-by fields")
+  String[] uniqueFields;
+
+  @Option(
+      names = "--unique-per-queue",
+      description = "The queue is part of the unique key (the same job in two queues is two)")
+  boolean uniquePerQueue;
+
+  @Option(
+      names = "--unique-period",
+      paramLabel = "ISO-8601",
+      converter = DurationConverter.class,
+      description = "Unique within buckets of this length of the run time, e.g. PT1H")
+  Duration uniquePeriod;
+
+  @Option(
+      names = "--unique-states",
+      paramLabel = "STATE",
+      split = ",",
+      description =
+          "States the unique key is held in: scheduled, available, running, retryable and any of"
+              + " completed, cancelled, discarded (default: the first four)")
+  String[] uniqueStates;
+
+  @Option(
+      names = "--replace",
+      paramLabel = "args|metadata|priority|run_at",
+      split = ",",
+      description = "Values a repeated unique enqueue replaces in the job while it waits")
+  String[] replace;
+
+  @Option(
+      names = "--debounce",
+      paramLabel = "ISO-8601",
+      converter = DurationConverter.class,
+      description = "A repeated unique enqueue pushes the waiting job's run time to now + this")
+  Duration debounce;
+
+  @Option(
+      names = "--debounce-max-wait",
+      paramLabel = "ISO-8601",
+      converter = DurationConverter.class,
+      description = "Never debounce past this long after the job was first enqueued")
+  Duration debounceMaxWait;
+
   @Override
   public Integer call() {
     if (!JobArgs.isValidKind(kind)) {
@@ -105,13 +167,44 @@ final class EnqueueCommand extends BaseCommand implements Callable<Integer> {
     option("--max-attempts", () -> b.maxAttempts(maxAttempts));
     option("--idempotency-key", () -> b.idempotencyKey(idempotencyKey));
     option("--run-at", () -> b.runAt(runAt));
-    EnqueueResult result = root().admin().enqueue(kind, json, b.build());
+    option("--unique-by", () -> b.unique(unique()));
+    EnqueueOptions options;
+    try {
+      options = b.build();
+    } catch (InvalidJobException e) {
+      throw new UsageException(e.getMessage().replaceFirst("^invalid [a-z]+ option: ", ""));
+    }
+    EnqueueResult result = root().admin().enqueue(kind, json, options);
     Job job = result.job();
     if (json()) {
       ObjectNode o = Output.object();
       o.put("existing", result.existing());
+      o.put("updated", result.updated());
       o.set("job", Output.job(job));
       Output.printJson(out(), o);
+    } else if (result.updated()) {
+      out()
+          .println(
+              "job "
+                  + job.id()
+                  + " holds the unique key and was waiting: updated it (kind="
+                  + job.kind()
+                  + ", state="
+                  + job.state().dbName()
+                  + ", scheduled_at="
+                  + Output.time(job.scheduledAt())
+                  + ")");
+    } else if (result.existing()
+        && (idempotencyKey == null || !idempotencyKey.equals(job.idempotencyKey()))) {
+      out()
+          .println(
+              "job "
+                  + job.id()
+                  + " already holds the unique key (kind="
+                  + job.kind()
+                  + ", state="
+                  + job.state().dbName()
+                  + "); nothing enqueued");
     } else if (result.existing()) {
       out()
           .println(
@@ -140,6 +233,81 @@ final class EnqueueCommand extends BaseCommand implements Callable<Integer> {
                   + ")");
     }
     return BatonCli.OK;
+  }
+
+  /** The unique options the flags ask for, or null when {@code --unique-by} is not given. */
+  private UniqueOptions unique() {
+    if (uniqueBy == null) {
+      if (uniqueFields != null
+          || uniquePerQueue
+          || uniquePeriod != null
+          || uniqueStates != null
+          || replace != null
+          || debounce != null
+          || debounceMaxWait != null) {
+        throw new UsageException(
+            "--unique-fields, --unique-per-queue, --unique-period, --unique-states, --replace and"
+                + " --debounce apply to a unique job; add --unique-by args, fields or kind");
+      }
+      return null;
+    }
+    UniqueOptions.Builder u =
+        switch (uniqueBy) {
+          case "args" -> UniqueOptions.byArgs();
+          case "kind" -> UniqueOptions.byKind();
+          case "fields" -> UniqueOptions.byFields(uniqueFields);
+          default ->
+              throw new UsageException(
+                  "invalid --unique-by: expected args, fields or kind, got '" + uniqueBy + "'");
+        };
+    if (uniqueFields != null && !"fields".equals(uniqueBy)) {
+      throw new UsageException("--unique-fields applies to --unique-by fields only");
+    }
+    if (uniquePerQueue) {
+      u.perQueue();
+    }
+    if (uniquePeriod != null) {
+      u.period(uniquePeriod);
+    }
+    if (uniqueStates != null) {
+      Set<JobState> states = EnumSet.noneOf(JobState.class);
+      for (String st : uniqueStates) {
+        states.add(parse(JobState.class, "--unique-states", st));
+      }
+      u.states(states);
+    }
+    if (replace != null) {
+      for (String r : replace) {
+        u.replace(parse(UniqueOptions.Replace.class, "--replace", r));
+      }
+    }
+    if (debounceMaxWait != null) {
+      if (debounce == null) {
+        throw new UsageException("--debounce-max-wait needs --debounce");
+      }
+      u.debounce(debounce, debounceMaxWait);
+    } else if (debounce != null) {
+      u.debounce(debounce);
+    }
+    return u.build();
+  }
+
+  private static <E extends Enum<E>> E parse(Class<E> type, String flag, String value) {
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equalsIgnoreCase(value.strip())) {
+        return e;
+      }
+    }
+    throw new UsageException(
+        "invalid "
+            + flag
+            + ": expected one of "
+            + java.util.Arrays.stream(type.getEnumConstants())
+                .map(e -> e.name().toLowerCase(Locale.ROOT))
+                .toList()
+            + ", got '"
+            + value
+            + "'");
   }
 
   /** {@code text} parsed as a JSON object, or a usage error saying where it went wrong. */
@@ -180,7 +348,20 @@ final class EnqueueCommand extends BaseCommand implements Callable<Integer> {
     } catch (InvalidJobException e) {
       String m = e.getMessage();
       throw new UsageException(
-          "invalid " + name + ": " + m.replaceFirst("^invalid enqueue option: ", ""));
+          "invalid " + name + ": " + m.replaceFirst("^invalid [a-z]+ option: ", ""));
+    }
+  }
+
+  /** An ISO-8601 duration: {@code PT30S}, {@code PT1H}, {@code P1D}. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Duration.parse(value);
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not an ISO-8601 duration; e.g. PT30S, PT5M, PT1H or P1D");
+      }
     }
   }
 

@@ -175,4 +175,100 @@ class EnqueueCliTest {
     assertThat(r.errLines()).as(r.err()).hasSize(1);
     assertThat(r.err()).contains(option);
   }
+
+  @Test
+  void uniqueFlagsMakeOneJobAndReplaceItWhileItWaits() {
+    String[] unique = {
+      "enqueue",
+      "--kind",
+      "sync",
+      "--queue",
+      "cli-unique",
+      "--unique-by",
+      "fields",
+      "--unique-fields",
+      "customer",
+      "--unique-per-queue",
+      "--unique-period",
+      "PT1H",
+      "--unique-states",
+      "scheduled,available,running,retryable,completed",
+      "--replace",
+      "args,priority",
+      "--json",
+      "--args"
+    };
+    CliRunner.Result first = cli.run(with(unique, "{\"customer\": \"acme\", \"n\": 1}"));
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    assertThat(first.json().path("existing").asBoolean()).isFalse();
+    long id = first.json().path("job").path("id").asLong();
+
+    CliRunner.Result second = cli.run(with(unique, "{\"n\": 2, \"customer\": \"acme\"}"));
+    assertThat(second.exitCode()).as(second.err()).isZero();
+    assertThat(second.json().path("existing").asBoolean()).isTrue();
+    assertThat(second.json().path("updated").asBoolean()).isTrue();
+    assertThat(second.json().path("job").path("id").asLong()).isEqualTo(id);
+    assertThat(cli.column(id, "args ->> 'n'")).isEqualTo("2");
+
+    CliRunner.Result text =
+        cli.run(
+            "enqueue",
+            "--kind",
+            "sync",
+            "--queue",
+            "cli-unique",
+            "--unique-by",
+            "fields",
+            "--unique-fields",
+            "customer",
+            "--unique-per-queue",
+            "--unique-period",
+            "PT1H",
+            "--args",
+            "{\"customer\": \"acme\"}");
+    assertThat(text.out()).startsWith("job " + id + " already holds the unique key");
+  }
+
+  @Test
+  void badUniqueFlagsAreUsageErrors() {
+    CliRunner.Result noBy = cli.run("enqueue", "--kind", "k", "--args", "{}", "--debounce", "PT1M");
+    assertThat(noBy.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(noBy.err()).contains("add --unique-by args, fields or kind");
+
+    CliRunner.Result states =
+        cli.run(
+            "enqueue",
+            "--kind",
+            "k",
+            "--args",
+            "{}",
+            "--unique-by",
+            "args",
+            "--unique-states",
+            "completed");
+    assertThat(states.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(states.err())
+        .contains(
+            "invalid --unique-by: states must hold scheduled, available, running and retryable");
+
+    CliRunner.Result period =
+        cli.run(
+            "enqueue",
+            "--kind",
+            "k",
+            "--args",
+            "{}",
+            "--unique-by",
+            "args",
+            "--unique-period",
+            "1h");
+    assertThat(period.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(period.err()).contains("is not an ISO-8601 duration");
+  }
+
+  private static String[] with(String[] head, String last) {
+    String[] out = java.util.Arrays.copyOf(head, head.length + 1);
+    out[head.length] = last;
+    return out;
+  }
 }

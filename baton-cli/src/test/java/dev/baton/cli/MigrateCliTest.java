@@ -16,7 +16,9 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result first = cli.run("migrate", "up");
     assertThat(first.exitCode()).as(first.err()).isZero();
-    assertThat(first.out()).contains("applied version 1, 2, 3, 4, 5, 6").contains("version 6");
+    assertThat(first.out())
+        .contains("applied version 1, 2, 3, 4, 5, 6")
+        .contains("version " + Migrator.QUEUE_VERSION);
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
 
     CliRunner.Result again = cli.run("migrate", "up", "--json");
@@ -32,7 +34,7 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result r = cli.run("migrate", "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();
-    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6]");
+    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6,7]");
   }
 
   @Test
@@ -41,13 +43,17 @@ class MigrateCliTest {
     CliRunner.Result refused = cli.run("migrate", "down");
     assertThat(refused.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(refused.errLines()).hasSize(1);
-    assertThat(refused.err()).contains("--yes").contains("version 6");
-    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(6);
+    assertThat(refused.err()).contains("--yes").contains("version " + Migrator.QUEUE_VERSION);
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion())
+        .isEqualTo(Migrator.QUEUE_VERSION);
 
     CliRunner.Result done = cli.run("migrate", "down", "--yes");
     assertThat(done.exitCode()).as(done.err()).isZero();
-    assertThat(done.out()).contains("reverted version 6").contains("now at version 5");
-    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(5);
+    assertThat(done.out())
+        .contains("reverted version " + Migrator.QUEUE_VERSION)
+        .contains("now at version " + (Migrator.QUEUE_VERSION - 1));
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion())
+        .isEqualTo(Migrator.QUEUE_VERSION - 1);
   }
 
   @Test

@@ -309,7 +309,7 @@ public final class JobAdmin {
             dataSource,
             "cannot enqueue job (kind=" + kind + ")",
             c -> enqueueStore.enqueue(c, job));
-    return new EnqueueResult(row.toJob(mapper), row.existing());
+    return new EnqueueResult(row.toJob(mapper), row.existing(), row.updated());
   }
 
   /**

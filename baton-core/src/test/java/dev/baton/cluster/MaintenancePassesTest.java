@@ -312,7 +312,8 @@ class MaintenancePassesTest {
         db.queryString(
             "SELECT (id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,"
                 + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence,"
-                + " idempotency_key, errors, metadata, created_at, finalized_at)::text FROM "
+                + " idempotency_key, errors, metadata, created_at, finalized_at, unique_key,"
+                + " unique_states)::text FROM "
                 + schema
                 + ".job_archive WHERE id = "
                 + id);

@@ -3,7 +3,9 @@ package dev.baton.cli.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.EnqueueOptions;
 import dev.baton.JobRequest;
+import dev.baton.UniqueOptions;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +15,8 @@ import java.util.Locale;
  * Enqueue rate with no workers (the peer harness's W3): after a warm-up (200 single enqueues and
  * one bulk call of 1,000), N sequential {@code enqueue} calls from one thread, each its own
  * transaction on the pool, timed one by one; then one {@code enqueueMany} of {@code --bulk} jobs.
+ * With the environment variable {@code BATON_BENCH_UNIQUE=1}, every job is unique by its args
+ * ({@code UniqueOptions.byArgs()}; the args all differ, so every enqueue inserts).
  */
 final class EnqueueBench {
   private final BenchDatabase db;
@@ -26,9 +30,19 @@ final class EnqueueBench {
   }
 
   void run(int n) throws Exception {
+    EnqueueOptions options =
+        "1".equals(System.getenv("BATON_BENCH_UNIQUE"))
+            ? EnqueueOptions.builder().unique(UniqueOptions.byArgs().build()).build()
+            : EnqueueOptions.defaults();
     int warm = opts.warmup() != null ? opts.warmup() : 200;
     int bulk = opts.bulk();
-    System.err.printf(Locale.ROOT, "[bench] enqueue: single=%d bulk=%d warmup=%d%n", n, bulk, warm);
+    System.err.printf(
+        Locale.ROOT,
+        "[bench] enqueue: single=%d bulk=%d warmup=%d unique=%b%n",
+        n,
+        bulk,
+        warm,
+        options.unique() != null);
     try (HikariDataSource ds = db.pool("baton-bench", 4);
         Connection mon = db.connect()) {
       String schema = db.newMigratedSchema(ds, "enqueue");
@@ -38,9 +52,9 @@ final class EnqueueBench {
               .config(BatonConfig.builder().schema(schema).knownKinds(BenchJobs.Noop.class).build())
               .build();
       for (int i = 0; i < warm; i++) {
-        client.enqueue(new BenchJobs.Noop(i));
+        client.enqueue(new BenchJobs.Noop(-1 - i), options);
       }
-      client.enqueueMany(requests(1_000));
+      client.enqueueMany(requests(-1_000_000, 1_000, options));
 
       if (trace != null) {
         trace.reset();
@@ -50,12 +64,12 @@ final class EnqueueBench {
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
         long t = System.nanoTime();
-        client.enqueue(new BenchJobs.Noop(i));
+        client.enqueue(new BenchJobs.Noop(i), options);
         calls.add(System.nanoTime() - t);
       }
       long singleNs = System.nanoTime() - t0;
 
-      List<JobRequest> requests = requests(bulk);
+      List<JobRequest> requests = requests(n, bulk, options);
       long tb = System.nanoTime();
       client.enqueueMany(requests);
       long bulkNs = System.nanoTime() - tb;
@@ -95,10 +109,11 @@ final class EnqueueBench {
     }
   }
 
-  private static List<JobRequest> requests(int n) {
+  /** {@code n} requests of no-op jobs numbered from {@code first}, with {@code options}. */
+  private static List<JobRequest> requests(int first, int n, EnqueueOptions options) {
     List<JobRequest> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      out.add(JobRequest.of(new BenchJobs.Noop(i)));
+      out.add(JobRequest.of(new BenchJobs.Noop(first + i), options));
     }
     return out;
   }

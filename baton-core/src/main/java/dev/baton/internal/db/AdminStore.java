@@ -1,5 +1,6 @@
 package dev.baton.internal.db;
 
+import dev.baton.BatonException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -168,6 +169,19 @@ public final class AdminStore {
       ps.setLong(2, id);
       ps.setString(3, schema.insertChannel());
       return readOne(ps);
+    } catch (SQLException e) {
+      if ("23505".equals(e.getSQLState())
+          && e.getMessage() != null
+          && e.getMessage().contains("job_unique_key_idx")) {
+        // A finished unique job made available again would be a second job holding its key.
+        throw new BatonException(
+            "cannot retry job (id="
+                + id
+                + "): another job holds its unique key (scheduled, available, running or"
+                + " retryable); retry this one after that job finishes, or cancel that one",
+            e);
+      }
+      throw e;
     }
   }
 

@@ -47,6 +47,16 @@ final class CopyText {
     return this;
   }
 
+  /** Appends a text field, or a null ({@code \\N}) for null. */
+  CopyText fieldOrNull(String value) {
+    if (value == null) {
+      separate();
+      buf.append("\\N");
+      return this;
+    }
+    return field(value);
+  }
+
   /** Appends a number field. */
   CopyText field(long value) {
     separate();

@@ -4,16 +4,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonException;
 import dev.baton.EnqueueOptions;
 import dev.baton.InvalidJobException;
+import dev.baton.JobState;
+import dev.baton.UniqueOptions;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 
@@ -123,6 +128,119 @@ public final class EnqueueStore {
       FROM ins JOIN p ON p.id = ins.id
       """;
 
+  // A unique job goes through the schema's SQL function enqueue (migration 7), which computes its
+  // key, inserts it or finds (and, for replace or debounce, changes) the job holding the key, and
+  // notifies its queue: the same code as an enqueue from SQL, so the two cannot disagree. A job
+  // without uniqueness never runs this. Binds: kind, args, queue, run time, priority, max attempts,
+  // key, metadata, unique_by, fields, per queue, period, states, replace, debounce, max wait.
+  private static final String ENQUEUE_UNIQUE =
+      "SELECT "
+          + JobRow.columnsOf("(e.job).")
+          + """
+          , e.existing, e.updated
+          FROM ${schema}.enqueue(kind => ?, args => ?::jsonb, queue => ?, run_at => ?::timestamptz,
+                                 priority => ?, max_attempts => ?, idempotency_key => ?,
+                                 metadata => ?::jsonb, unique_by => ?, unique_fields => ?::text[],
+                                 unique_per_queue => ?, unique_period => ?::interval,
+                                 unique_states => ?::text[], replace => ?::text[],
+                                 debounce => ?::interval, debounce_max_wait => ?::interval) e
+          """;
+
+  // The requests of a bulk enqueue holding unique jobs, as r: one array per argument of the SQL
+  // function, in ENQUEUE_UNIQUE's order (fields, states and replace as array text).
+  @Fragment
+  private static final String REQUESTS =
+      """
+      unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::int[], ?::text[],
+             ?::text[], ?::text[], ?::text[], ?::boolean[], ?::interval[], ?::text[], ?::text[],
+             ?::interval[], ?::interval[]) WITH ORDINALITY
+        AS r(kind, args, queue, run_at, priority, max_attempts, idempotency_key, metadata,
+             unique_by, unique_fields, per_queue, period, states, replace, debounce, max_wait, ord)
+      """;
+
+  // A bulk that replaces or debounces waiting jobs: the SQL function once per request, in request
+  // order, so a request repeating an earlier one's key in the same call finds (and changes) that
+  // job. Binds: REQUESTS.
+  private static final String ENQUEUE_MANY_EACH =
+      "SELECT r.ord, e.id, e.existing\nFROM "
+          + REQUESTS
+          + """
+          CROSS JOIN LATERAL ${schema}.enqueue(
+              kind => r.kind, args => r.args::jsonb, queue => r.queue, run_at => r.run_at,
+              priority => r.priority, max_attempts => r.max_attempts,
+              idempotency_key => r.idempotency_key, metadata => r.metadata::jsonb,
+              unique_by => r.unique_by, unique_fields => r.unique_fields::text[],
+              unique_per_queue => coalesce(r.per_queue, false), unique_period => r.period,
+              unique_states => r.states::text[], replace => r.replace::text[],
+              debounce => r.debounce, debounce_max_wait => r.max_wait) e
+          ORDER BY r.ord
+          """;
+
+  // A bulk of unique jobs that keep the first (no replace, no debounce), set-based: the requests
+  // r (already checked by the client) get ids in request order and their unique key from the SQL
+  // function job_unique_key, the one the function enqueue uses; one INSERT ... ON CONFLICT DO
+  // NOTHING (any key: idempotency or unique) inserts them in that order, so a request repeating
+  // an earlier one's key conflicts with it. Returns every request: its id when inserted, else its
+  // keys (unique key as hex) for the lookup of the job holding them. Binds: r's, channel.
+  @Fragment
+  private static final String UNIQUE_INSERTED =
+      """
+      p AS MATERIALIZED (
+        SELECT nextval('${schema}.job_id_seq'::regclass) AS id, r.*,
+               CASE WHEN r.unique_by IS NOT NULL THEN
+                 ${schema}.job_unique_key(r.kind, r.args::jsonb, r.unique_by, r.unique_fields::text[],
+                                          CASE WHEN r.per_queue THEN r.queue END,
+                                          coalesce(r.run_at, now()), r.period)
+               END AS ukey
+        FROM r ORDER BY r.ord
+      ),
+      ins AS (
+        INSERT INTO ${schema}.job
+          (id, queue, kind, args, state, priority, max_attempts, scheduled_at, idempotency_key,
+           metadata, unique_key, unique_states)
+        OVERRIDING SYSTEM VALUE
+        SELECT id, queue, kind, args::jsonb,
+               CASE WHEN run_at IS NULL OR run_at <= now() THEN 'available' ELSE 'scheduled' END,
+               priority, max_attempts, coalesce(run_at, now()), idempotency_key, metadata::jsonb,
+               ukey,
+               CASE WHEN ukey IS NOT NULL THEN coalesce(states::text[],
+                 ARRAY['scheduled', 'available', 'running', 'retryable']) END
+        FROM p
+        ON CONFLICT DO NOTHING
+        RETURNING id, queue, state
+      ),
+      n AS (SELECT pg_notify(?, q.queue) FROM (SELECT DISTINCT queue FROM ins WHERE state = 'available') q)
+      SELECT p.ord, ins.id, encode(p.ukey, 'hex'), p.idempotency_key, (SELECT count(*) FROM n)
+      FROM p LEFT JOIN ins ON ins.id = p.id
+      """;
+
+  // Binds: REQUESTS, then UNIQUE_INSERTED's.
+  private static final String ENQUEUE_MANY_UNIQUE =
+      "WITH r AS (SELECT * FROM " + REQUESTS + "),\n" + UNIQUE_INSERTED;
+
+  // The COPY path of a bulk of unique jobs that keep the first (see enqueueMany): COPY cannot
+  // settle a conflicting key itself, so the requests are streamed into job_staged under this
+  // session's batch number, and one statement of the same transaction takes them out and inserts
+  // them as ENQUEUE_MANY_UNIQUE does.
+  private static final String COPY_STAGED =
+      """
+      COPY ${schema}.job_staged (batch, ord, kind, args, queue, priority, max_attempts, metadata,
+                                unique_by, unique_fields, per_queue, period, states, replace,
+                                debounce, max_wait) FROM STDIN""";
+
+  // Binds: batch, then UNIQUE_INSERTED's.
+  private static final String ENQUEUE_STAGED =
+      "WITH r AS (DELETE FROM ${schema}.job_staged WHERE batch = ? RETURNING *),\n"
+          + UNIQUE_INSERTED;
+
+  // The jobs holding the unique keys (hex) that a bulk insert conflicted with. Binds: keys.
+  private static final String GET_IDS_BY_UNIQUE_KEYS =
+      """
+      SELECT encode(unique_key, 'hex'), id FROM ${schema}.job
+      WHERE unique_key = ANY (ARRAY(SELECT decode(k, 'hex') FROM unnest(?::text[]) AS k))
+        AND state = ANY (unique_states)
+      """;
+
   // The jobs holding the keys that a bulk insert conflicted with. Binds: keys.
   private static final String GET_IDS_BY_KEYS =
       "SELECT idempotency_key, id FROM ${schema}.job WHERE idempotency_key = ANY(?::text[])";
@@ -161,6 +279,12 @@ public final class EnqueueStore {
   private final SchemaName schema;
   private final String enqueue;
   private final String enqueueClaiming;
+  private final String enqueueUnique;
+  private final String enqueueManyEach;
+  private final String enqueueManyUnique;
+  private final String copyStaged;
+  private final String enqueueStaged;
+  private final String getIdsByUniqueKeys;
   private final String getByKey;
   private final String enqueueMany;
   private final String getIdsByKeys;
@@ -172,6 +296,12 @@ public final class EnqueueStore {
     this.schema = schema;
     this.enqueue = schema.expand(ENQUEUE);
     this.enqueueClaiming = schema.expand(ENQUEUE_CLAIMING);
+    this.enqueueUnique = schema.expand(ENQUEUE_UNIQUE);
+    this.enqueueManyEach = schema.expand(ENQUEUE_MANY_EACH);
+    this.enqueueManyUnique = schema.expand(ENQUEUE_MANY_UNIQUE);
+    this.copyStaged = schema.expand(COPY_STAGED);
+    this.enqueueStaged = schema.expand(ENQUEUE_STAGED);
+    this.getIdsByUniqueKeys = schema.expand(GET_IDS_BY_UNIQUE_KEYS);
     this.getByKey = schema.expand(GET_BY_KEY);
     this.enqueueMany = schema.expand(ENQUEUE_MANY);
     this.getIdsByKeys = schema.expand(GET_IDS_BY_KEYS);
@@ -179,7 +309,7 @@ public final class EnqueueStore {
     this.copyJobs = schema.expand(COPY_JOBS);
   }
 
-  /** A new job to insert. Args and metadata are JSON text. */
+  /** A new job to insert. Args and metadata are JSON text; {@code unique} null for none. */
   public record NewJob(
       String queue,
       String kind,
@@ -188,7 +318,21 @@ public final class EnqueueStore {
       int maxAttempts,
       Instant runAt,
       String idempotencyKey,
-      String metadata) {
+      String metadata,
+      UniqueOptions unique) {
+
+    /** A new job that is not unique. */
+    public NewJob(
+        String queue,
+        String kind,
+        String args,
+        int priority,
+        int maxAttempts,
+        Instant runAt,
+        String idempotencyKey,
+        String metadata) {
+      this(queue, kind, args, priority, maxAttempts, runAt, idempotencyKey, metadata, null);
+    }
 
     /**
      * The job to insert for {@code kind} with {@code argsJson} (already JSON) and {@code options}:
@@ -217,7 +361,8 @@ public final class EnqueueStore {
               options.maxAttempts(),
               options.runAt(),
               options.idempotencyKey(),
-              metadata);
+              metadata,
+              options.unique());
       NewJobCheck.check(
           job.queue(),
           job.kind(),
@@ -234,6 +379,9 @@ public final class EnqueueStore {
    * in whatever transaction {@code c} is in.
    */
   public JobRow enqueue(Connection c, NewJob job) throws SQLException {
+    if (job.unique() != null) {
+      return enqueueUnique(c, job);
+    }
     for (int tries = 0; tries < 5; tries++) {
       try (PreparedStatement ps = c.prepareStatement(enqueue)) {
         int i = 1;
@@ -271,6 +419,74 @@ public final class EnqueueStore {
             + job.idempotencyKey()
             + "): the key conflicted but its job could not be read; is the transaction"
             + " REPEATABLE READ or SERIALIZABLE? Retry it");
+  }
+
+  private JobRow enqueueUnique(Connection c, NewJob job) throws SQLException {
+    UniqueOptions u = job.unique();
+    try (PreparedStatement ps = c.prepareStatement(enqueueUnique)) {
+      int i = 1;
+      ps.setString(i++, job.kind());
+      ps.setString(i++, job.args());
+      ps.setString(i++, job.queue());
+      ps.setString(i++, Timestamps.text(job.runAt()));
+      ps.setInt(i++, job.priority());
+      ps.setInt(i++, job.maxAttempts());
+      ps.setString(i++, job.idempotencyKey());
+      ps.setString(i++, job.metadata());
+      ps.setString(i++, byOf(u));
+      ps.setString(i++, fieldsOf(u));
+      ps.setBoolean(i++, u.perQueue());
+      ps.setString(i++, interval(u.period()));
+      ps.setString(i++, statesOf(u));
+      ps.setString(i++, replaceOf(u));
+      ps.setString(i++, interval(u.debounce()));
+      ps.setString(i, interval(u.maxWait()));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return JobRow.read(rs, rs.getBoolean(20), rs.getBoolean(21));
+      }
+    }
+  }
+
+  private static String byOf(UniqueOptions u) {
+    return u.by().name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The fields of {@code u} as a PostgreSQL array literal, or null for none. */
+  private static String fieldsOf(UniqueOptions u) {
+    if (u.fields().isEmpty()) {
+      return null;
+    }
+    StringBuilder sb = new StringBuilder("{");
+    for (String f : u.fields()) {
+      if (sb.length() > 1) {
+        sb.append(',');
+      }
+      sb.append('"').append(f.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+    }
+    return sb.append('}').toString();
+  }
+
+  /** The states of {@code u} as an array literal, or null for the default ones. */
+  private static String statesOf(UniqueOptions u) {
+    if (u.states().equals(UniqueOptions.HOLDING_STATES)) {
+      return null;
+    }
+    return u.states().stream().map(JobState::dbName).collect(Collectors.joining(",", "{", "}"));
+  }
+
+  private static String replaceOf(UniqueOptions u) {
+    if (u.replace().isEmpty()) {
+      return null;
+    }
+    return u.replace().stream()
+        .map(UniqueOptions.Replace::dbName)
+        .collect(Collectors.joining(",", "{", "}"));
+  }
+
+  /** {@code d} as an ISO 8601 duration, which PostgreSQL reads as an interval; null for null. */
+  private static String interval(Duration d) {
+    return d == null ? null : d.toString();
   }
 
   /**
@@ -344,9 +560,18 @@ public final class EnqueueStore {
    * idempotency key matched an existing job. Ids ascend in request order.
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
-    if (jobs.size() >= COPY_MIN_JOBS
-        && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
-        && c.isWrapperFor(PGConnection.class)) {
+    boolean copy =
+        jobs.size() >= COPY_MIN_JOBS
+            && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)
+            && c.isWrapperFor(PGConnection.class);
+    if (jobs.stream().anyMatch(j -> j.unique() != null && j.unique().changesWaitingJob())) {
+      return Db.inOneTransaction(c, tx -> enqueueManyEach(tx, jobs));
+    }
+    if (jobs.stream().anyMatch(j -> j.unique() != null)) {
+      return Db.inOneTransaction(
+          c, tx -> copy ? enqueueUniqueByCopy(tx, jobs) : enqueueManyUnique(tx, jobs));
+    }
+    if (copy) {
       return Db.inOneTransaction(c, tx -> enqueueByCopy(tx, jobs));
     }
     return enqueueByStatement(c, jobs);
@@ -393,6 +618,145 @@ public final class EnqueueStore {
     return new BulkResult(ids, new boolean[n]);
   }
 
+  private BulkResult enqueueUniqueByCopy(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
+    // One call at a time per session, and its rows are gone when it returns (or rolled back with
+    // its transaction when it fails): the session's backend pid is a batch number no one else uses.
+    int batch = c.unwrap(PGConnection.class).getBackendPID();
+    CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn(copyStaged);
+    try {
+      CopyText rows = new CopyText(copy);
+      for (int i = 0; i < n; i++) {
+        NewJob j = jobs.get(i);
+        UniqueOptions u = j.unique();
+        rows.field(batch)
+            .field(i + 1)
+            .field(j.kind())
+            .field(j.args())
+            .field(j.queue())
+            .field(j.priority())
+            .field(j.maxAttempts())
+            .field(j.metadata())
+            .fieldOrNull(u == null ? null : byOf(u))
+            .fieldOrNull(u == null ? null : fieldsOf(u))
+            .fieldOrNull(u == null ? null : Boolean.toString(u.perQueue()))
+            .fieldOrNull(u == null ? null : interval(u.period()))
+            .fieldOrNull(u == null ? null : statesOf(u))
+            .fieldOrNull(u == null ? null : replaceOf(u))
+            .fieldOrNull(u == null ? null : interval(u.debounce()))
+            .fieldOrNull(u == null ? null : interval(u.maxWait()))
+            .endRow();
+      }
+      rows.flush();
+      copy.endCopy();
+    } catch (SQLException | RuntimeException e) {
+      if (copy.isActive()) {
+        try {
+          copy.cancelCopy(); // the connection must leave COPY mode to be used again
+        } catch (SQLException cancel) {
+          e.addSuppressed(cancel);
+        }
+      }
+      throw e;
+    }
+    try (PreparedStatement ps = c.prepareStatement(enqueueStaged)) {
+      ps.setLong(1, batch);
+      ps.setString(2, schema.insertChannel());
+      return readInserted(c, ps, jobs);
+    }
+  }
+
+  /**
+   * The result of a set-based unique bulk ({@link #UNIQUE_INSERTED}): each request's new id, or the
+   * id of the job holding its idempotency key or unique key. A request whose key's holder left its
+   * states (finished, deleted) between the insert and the lookup is enqueued again by the SQL
+   * function, which tries until it inserts or finds a holder.
+   */
+  private BulkResult readInserted(Connection c, PreparedStatement ps, List<NewJob> jobs)
+      throws SQLException {
+    int n = jobs.size();
+    long[] ids = new long[n];
+    boolean[] existing = new boolean[n];
+    String[] uniqueKeys = new String[n];
+    String[] keys = new String[n];
+    List<Integer> conflicted = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        int ord = (int) rs.getLong(1) - 1;
+        ids[ord] = rs.getLong(2);
+        if (rs.wasNull()) {
+          conflicted.add(ord);
+          uniqueKeys[ord] = rs.getString(3);
+          keys[ord] = rs.getString(4);
+        }
+      }
+    }
+    if (conflicted.isEmpty()) {
+      return new BulkResult(ids, existing);
+    }
+    Map<String, Long> byKey =
+        idsOf(c, getIdsByKeys, conflicted.stream().map(i -> keys[i]).filter(k -> k != null));
+    Map<String, Long> byUniqueKey =
+        idsOf(
+            c,
+            getIdsByUniqueKeys,
+            conflicted.stream().map(i -> uniqueKeys[i]).filter(k -> k != null));
+    List<Integer> again = new ArrayList<>();
+    for (int i : conflicted) {
+      Long id = keys[i] != null ? byKey.get(keys[i]) : null;
+      if (id == null && uniqueKeys[i] != null) {
+        id = byUniqueKey.get(uniqueKeys[i]);
+      }
+      if (id == null) {
+        again.add(i);
+      } else {
+        ids[i] = id;
+        existing[i] = true;
+      }
+    }
+    if (!again.isEmpty()) {
+      BulkResult r = enqueueManyEach(c, again.stream().map(jobs::get).toList());
+      for (int k = 0; k < again.size(); k++) {
+        ids[again.get(k)] = r.ids()[k];
+        existing[again.get(k)] = r.existing()[k];
+      }
+    }
+    return new BulkResult(ids, existing);
+  }
+
+  /** Key to id, read by {@code sql} (binds: the keys) for {@code keys}; empty for none. */
+  private static Map<String, Long> idsOf(
+      Connection c, String sql, java.util.stream.Stream<String> keys) throws SQLException {
+    String[] wanted = keys.distinct().toArray(String[]::new);
+    Map<String, Long> out = new HashMap<>();
+    if (wanted.length == 0) {
+      return out;
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setArray(1, c.createArrayOf("text", wanted));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The ids and existing flags a statement returns per request, as (ord, id, existing) rows. */
+  private static BulkResult readEach(PreparedStatement ps, int n) throws SQLException {
+    long[] ids = new long[n];
+    boolean[] existing = new boolean[n];
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        int ord = (int) rs.getLong(1) - 1;
+        ids[ord] = rs.getLong(2);
+        existing[ord] = rs.getBoolean(3);
+      }
+    }
+    return new BulkResult(ids, existing);
+  }
+
   /** Draws {@code n} ids from the job table's identity sequence, ascending. */
   private long[] drawIds(Connection c, int n) throws SQLException {
     long[] ids = new long[n];
@@ -419,6 +783,82 @@ public final class EnqueueStore {
       }
     }
     return ids;
+  }
+
+  /** Binds {@link #REQUESTS} for {@code jobs} from parameter 1; returns the next parameter. */
+  private static int bindRequests(PreparedStatement ps, Connection c, List<NewJob> jobs)
+      throws SQLException {
+    int n = jobs.size();
+    String[] kinds = new String[n];
+    String[] args = new String[n];
+    String[] queues = new String[n];
+    String[] runAts = new String[n];
+    Integer[] priorities = new Integer[n];
+    Integer[] maxAttempts = new Integer[n];
+    String[] keys = new String[n];
+    String[] metadata = new String[n];
+    String[] by = new String[n];
+    String[] fields = new String[n];
+    Boolean[] perQueue = new Boolean[n];
+    String[] period = new String[n];
+    String[] states = new String[n];
+    String[] replace = new String[n];
+    String[] debounce = new String[n];
+    String[] maxWait = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewJob j = jobs.get(i);
+      kinds[i] = j.kind();
+      args[i] = j.args();
+      queues[i] = j.queue();
+      runAts[i] = Timestamps.text(j.runAt());
+      priorities[i] = j.priority();
+      maxAttempts[i] = j.maxAttempts();
+      keys[i] = j.idempotencyKey();
+      metadata[i] = j.metadata();
+      UniqueOptions u = j.unique();
+      if (u != null) {
+        by[i] = byOf(u);
+        fields[i] = fieldsOf(u);
+        perQueue[i] = u.perQueue();
+        period[i] = interval(u.period());
+        states[i] = statesOf(u);
+        replace[i] = replaceOf(u);
+        debounce[i] = interval(u.debounce());
+        maxWait[i] = interval(u.maxWait());
+      }
+    }
+    int i = 1;
+    ps.setArray(i++, c.createArrayOf("text", kinds));
+    ps.setArray(i++, c.createArrayOf("text", args));
+    ps.setArray(i++, c.createArrayOf("text", queues));
+    ps.setArray(i++, c.createArrayOf("text", runAts));
+    ps.setArray(i++, c.createArrayOf("int4", priorities));
+    ps.setArray(i++, c.createArrayOf("int4", maxAttempts));
+    ps.setArray(i++, c.createArrayOf("text", keys));
+    ps.setArray(i++, c.createArrayOf("text", metadata));
+    ps.setArray(i++, c.createArrayOf("text", by));
+    ps.setArray(i++, c.createArrayOf("text", fields));
+    ps.setArray(i++, c.createArrayOf("bool", perQueue));
+    ps.setArray(i++, c.createArrayOf("text", period));
+    ps.setArray(i++, c.createArrayOf("text", states));
+    ps.setArray(i++, c.createArrayOf("text", replace));
+    ps.setArray(i++, c.createArrayOf("text", debounce));
+    ps.setArray(i++, c.createArrayOf("text", maxWait));
+    return i;
+  }
+
+  private BulkResult enqueueManyUnique(Connection c, List<NewJob> jobs) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(enqueueManyUnique)) {
+      ps.setString(bindRequests(ps, c, jobs), schema.insertChannel());
+      return readInserted(c, ps, jobs);
+    }
+  }
+
+  private BulkResult enqueueManyEach(Connection c, List<NewJob> jobs) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(enqueueManyEach)) {
+      bindRequests(ps, c, jobs);
+      return readEach(ps, jobs.size());
+    }
   }
 
   private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {

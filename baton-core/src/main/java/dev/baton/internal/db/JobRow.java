@@ -16,7 +16,8 @@ import java.util.List;
 
 /**
  * One job row as read, with JSON columns as text. {@code existing} is set when an enqueue's
- * idempotency key matched this row instead of inserting.
+ * idempotency key or unique key matched this row instead of inserting, {@code updated} when that
+ * enqueue also replaced or debounced it.
  *
  * <p>Not public API.
  */
@@ -40,7 +41,8 @@ public record JobRow(
     String metadata,
     Instant createdAt,
     Instant finalizedAt,
-    boolean existing) {
+    boolean existing,
+    boolean updated) {
 
   /**
    * The columns {@link #read} takes, in its order, of the job table: what every statement that
@@ -51,7 +53,8 @@ public record JobRow(
   /** {@link #COLUMNS} of the job row a statement names {@code j}, beside other tables. */
   @Fragment static final String COLUMNS_OF_J = columnsOf("j.");
 
-  private static String columnsOf(String row) {
+  /** {@link #COLUMNS} of the job row {@code row} names: {@code "j."}, {@code "(e.job)."}. */
+  static String columnsOf(String row) {
     return String.join(
         ", ",
         row + "id",
@@ -90,6 +93,11 @@ public record JobRow(
    * selects {@link #COLUMNS}; {@code JobRowStatementsTest} checks that they agree.
    */
   public static JobRow read(ResultSet rs, boolean existing) throws SQLException {
+    return read(rs, existing, false);
+  }
+
+  /** {@link #read(ResultSet, boolean)}, for an enqueue that may have {@code updated} the row. */
+  static JobRow read(ResultSet rs, boolean existing, boolean updated) throws SQLException {
     return new JobRow(
         rs.getLong(1),
         rs.getString(2),
@@ -110,7 +118,8 @@ public record JobRow(
         rs.getString(17),
         Timestamps.instantOfMicros(rs, 18),
         Timestamps.instantOfMicros(rs, 19),
-        existing);
+        existing,
+        updated);
   }
 
   /** The public view of this row; its JSON columns parsed with {@code mapper}. */

@@ -222,14 +222,25 @@ public final class MaintenanceStore {
       LEAD + ",\n" + CLEANED + "\nSELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)";
 
   // CLEAN when finished jobs are archived: the deleted rows move into job_archive in the same
-  // statement. Binds: as CLEAN.
+  // statement, whole, column by name: columns added to both tables later (a unique job's key) come
+  // after the archive's own archived_at. Binds: as CLEAN.
   private static final String CLEAN_ARCHIVING =
       LEAD
           + ",\n"
           + CLEANED
           + """
           ,
-          arch AS (INSERT INTO ${schema}.job_archive SELECT d.*, (SELECT now FROM clk) FROM del d RETURNING 1)
+          arch AS (
+            INSERT INTO ${schema}.job_archive
+              (id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,
+               attempted_at, attempted_by, lease_expires_at, deadline_at, fence, idempotency_key,
+               errors, metadata, created_at, finalized_at, unique_key, unique_states, archived_at)
+            SELECT id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,
+                   attempted_at, attempted_by, lease_expires_at, deadline_at, fence,
+                   idempotency_key, errors, metadata, created_at, finalized_at, unique_key,
+                   unique_states, (SELECT now FROM clk)
+            FROM del
+            RETURNING 1)
           SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)
           """;
 
