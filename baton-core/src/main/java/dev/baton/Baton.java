@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.baton.admin.BatonAdmin;
 import dev.baton.internal.ClientInternals;
+import dev.baton.internal.admission.BacklogCaps;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.JobRow;
@@ -78,6 +79,7 @@ public final class Baton implements AutoCloseable {
   private final List<JobInterceptor> interceptors;
   private final SchemaName schema;
   private final EnqueueStore enqueueStore;
+  private final BacklogCaps backlogCaps;
   private final BatonAdmin admin;
   private final List<PeriodicJob> periodicJobs;
   private final Node node;
@@ -107,7 +109,8 @@ public final class Baton implements AutoCloseable {
     b.handlers.forEach((kind, h) -> instrumented.put(kind, instrumented(kindDefaults.applyTo(h))));
     this.handlers = Collections.unmodifiableMap(instrumented);
     this.schema = SchemaName.of(config.schema());
-    this.enqueueStore = new EnqueueStore(schema);
+    this.backlogCaps = new BacklogCaps(dataSource, schema, true);
+    this.enqueueStore = new EnqueueStore(schema, backlogCaps);
     this.admin = new BatonAdmin(dataSource, config, mapper);
     this.periodicJobs = List.copyOf(b.periodic.values());
     this.node = new Node(dataSource, config, mapper, handlers, this::schedules);
@@ -516,6 +519,7 @@ public final class Baton implements AutoCloseable {
     // waits): a half-stopped client would keep claiming into a closed pool. The interrupt is
     // remembered and restored on return.
     boolean interrupted = Thread.interrupted();
+    backlogCaps.close(); // an enqueue after the stop starts its refresh thread again
     lifecycleLock.lock();
     try {
       if (lifecycle != Lifecycle.RUNNING) {
