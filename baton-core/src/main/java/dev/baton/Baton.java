@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -153,6 +154,8 @@ public final class Baton implements AutoCloseable {
    * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
    * @throws InvalidJobException if the args or metadata are too large or cannot be serialised, or
    *     their text or the idempotency key is not valid Unicode (an unpaired surrogate) or holds NUL
+   * @throws BacklogCapExceededException if the job's queue has a backlog cap that it would exceed;
+   *     nothing is written
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
@@ -182,6 +185,13 @@ public final class Baton implements AutoCloseable {
   /**
    * Enqueues {@code args} inside the caller's current transaction on {@code c}: the job exists if
    * and only if that transaction commits, and workers hear of it (NOTIFY) only at commit.
+   *
+   * <p>To a queue with a backlog cap, the enqueue first takes the queue's admission lock, held
+   * until the caller's transaction ends (docs/backlog-caps.md): the other producers of that queue
+   * wait for it, so end the transaction soon after the enqueue.
+   *
+   * @throws BacklogCapExceededException if the job's queue has a backlog cap that it would exceed;
+   *     nothing is written and the transaction stays usable (commit or roll back as you choose)
    */
   public EnqueueResult enqueue(Connection c, JobArgs args, EnqueueOptions options) {
     Objects.requireNonNull(c, "connection");
@@ -198,6 +208,9 @@ public final class Baton implements AutoCloseable {
    * anything is written; one bad request rejects the whole call. One statement writes them; a call
    * of 256 jobs or more in which no request has an idempotency key or a run time is written with
    * {@code COPY} instead (the same rows, cheaper for the server to take in).
+   *
+   * @throws BacklogCapExceededException if the call's jobs of one queue would take it over its
+   *     backlog cap; none of the call's jobs is written (all or nothing)
    */
   public EnqueueManyResult enqueueMany(List<JobRequest> requests) {
     List<EnqueueStore.NewJob> jobs = prepareAll(requests);
@@ -220,6 +233,9 @@ public final class Baton implements AutoCloseable {
    * Enqueues many jobs inside the caller's transaction on {@code c}, as {@link #enqueueMany(List)}
    * does (an autocommit {@code c} gets one transaction for the call). Workers hear of them (NOTIFY)
    * at commit.
+   *
+   * @throws BacklogCapExceededException if the call's jobs of one queue would take it over its
+   *     backlog cap; none of the call's jobs is written and the transaction stays usable
    */
   public EnqueueManyResult enqueueMany(Connection c, List<JobRequest> requests) {
     Objects.requireNonNull(c, "connection");
@@ -415,6 +431,30 @@ public final class Baton implements AutoCloseable {
       wakeLocal(queue, "available");
     }
     return resumed;
+  }
+
+  /**
+   * Sets {@code queue}'s backlog cap, cluster-wide: an enqueue that would leave more than {@code
+   * cap} jobs waiting (available, scheduled, retryable) in it is refused with {@link
+   * BacklogCapExceededException}. {@link BatonAdmin#setBacklogCap}, by this client's node id: when
+   * the queue had no cap, returns once every client checks it ({@link BatonAdmin#CAP_PROPAGATION}).
+   *
+   * @return the cap the queue had before, if any
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name or {@code cap} is not
+   *     1..100,000,000
+   */
+  public OptionalInt setBacklogCap(String queue, int cap) {
+    return admin.setBacklogCap(queue, cap, nodeId());
+  }
+
+  /**
+   * Removes {@code queue}'s backlog cap, at once for every client; false if it had none. {@link
+   * BatonAdmin#removeBacklogCap}, by this client's node id.
+   *
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public boolean removeBacklogCap(String queue) {
+    return admin.removeBacklogCap(queue, nodeId());
   }
 
   /** Every queue the cluster knows, by name: {@link BatonAdmin#queues}. */
