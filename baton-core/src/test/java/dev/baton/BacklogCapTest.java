@@ -209,6 +209,42 @@ class BacklogCapTest {
   }
 
   @Test
+  void aProducerLearnsInsideItsTransactionThatTheQueueIsFull() throws Exception {
+    try (Fixture f = new Fixture()) {
+      f.execute("CREATE TABLE %s.orders (name text, deferred boolean NOT NULL DEFAULT false)");
+      Baton baton = f.reader();
+      DataSource dataSource = f.dataSource();
+      String orders = "\"" + f.schema() + "\".orders";
+      // docs:begin backlog-cap
+      baton.setBacklogCap("reports", 1); // cluster-wide; returns once every client checks it
+      for (String order : List.of("first", "second")) {
+        try (Connection c = dataSource.getConnection()) {
+          c.setAutoCommit(false);
+          try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + orders + " VALUES (?)")) {
+            ps.setString(1, order);
+            ps.executeUpdate();
+          }
+          try {
+            baton.enqueue(c, new Work(1), EnqueueOptions.builder().queue("reports").build());
+          } catch (BacklogCapExceededException e) {
+            // nothing was written and the transaction goes on: keep the order, report it later
+            try (PreparedStatement ps =
+                c.prepareStatement("UPDATE " + orders + " SET deferred = true WHERE name = ?")) {
+              ps.setString(1, order);
+              ps.executeUpdate();
+            }
+          }
+          c.commit();
+        }
+      }
+      // docs:end backlog-cap
+      assertThat(f.count("SELECT count(*) FROM %s.orders WHERE deferred")).isOne();
+      assertThat(f.count("SELECT count(*) FROM %s.orders")).isEqualTo(2);
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE queue = 'reports'")).isOne();
+    }
+  }
+
+  @Test
   void sqlCallersGetTheSameRefusalAsADocumentedSqlState() throws Exception {
     try (Fixture f = new Fixture()) {
       f.execute("INSERT INTO %s.queue (name, backlog_cap) VALUES ('capped', 1)");

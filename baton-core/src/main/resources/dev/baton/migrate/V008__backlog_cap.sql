@@ -11,8 +11,9 @@
 -- keyed by the queue table's oid and the queue name, taken before the count and held until the
 -- admitting transaction ends, so the next producer counts only after the previous one's jobs are
 -- committed (or rolled back). Under READ COMMITTED, concurrent producers therefore never take the
--- queue over its cap. A refusal seen without the lock (the committed backlog alone leaves no room)
--- takes no lock at all, so a queue at its cap refuses without queueing its producers.
+-- queue over its cap. A producer that finds the lock taken counts first without it, and when the
+-- committed jobs alone leave no room refuses without waiting, so a queue at its cap does not queue
+-- its producers behind one another.
 ALTER TABLE ${schema}.queue ADD COLUMN backlog_cap integer;
 
 ALTER TABLE ${schema}.queue ADD CONSTRAINT queue_backlog_cap_check
@@ -43,6 +44,8 @@ $fn$;
 CREATE FUNCTION ${schema}.backlog_refusal(queue_name text, jobs integer) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE AS $fn$
 DECLARE
+    -- the lock's first key: this schema's queue table, so that schemas never share a queue's lock
+    lock_class constant integer := '${schema}.queue'::regclass::oid::integer;
     cap integer;
     waiting integer;
 BEGIN
@@ -54,12 +57,15 @@ BEGIN
     IF cap IS NULL THEN
         RETURN NULL;
     END IF;
-    -- Without the lock: committed jobs alone leave no room, refuse and queue behind nobody.
-    waiting := ${schema}.backlog_waiting(queue_name, cap);
-    IF waiting + jobs > cap THEN
-        RETURN jsonb_build_object('queue', queue_name, 'cap', cap, 'waiting', waiting, 'jobs', jobs);
+    IF NOT pg_try_advisory_xact_lock(lock_class, hashtext(queue_name)) THEN
+        -- Another producer holds the queue: when the committed jobs alone leave no room, refuse
+        -- without queueing behind it; else wait for it.
+        waiting := ${schema}.backlog_waiting(queue_name, cap);
+        IF waiting + jobs > cap THEN
+            RETURN jsonb_build_object('queue', queue_name, 'cap', cap, 'waiting', waiting, 'jobs', jobs);
+        END IF;
+        PERFORM pg_advisory_xact_lock(lock_class, hashtext(queue_name));
     END IF;
-    PERFORM pg_advisory_xact_lock('${schema}.queue'::regclass::oid::integer, hashtext(queue_name));
     -- Under the lock, with a new snapshot: the cap as it is now, and every job admitted before.
     SELECT q.backlog_cap INTO cap FROM ${schema}.queue q WHERE q.name = queue_name;
     IF cap IS NULL THEN
