@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * finds room.
  *
  * <p>With {@code refreshing}, a daemon thread {@code baton-caps} reads the view every half lifetime
- * while the client enqueues (stopping after a minute without an enqueue, restarted by the next), so
- * an enqueue finds the view fresh and runs no extra statement; only when that read is late (the
+ * while the client enqueues (stopping after 30 seconds without an enqueue, restarted by the next),
+ * so an enqueue finds the view fresh and runs no extra statement; only when that read is late (the
  * database slow or unreachable) does an enqueue read the view itself, once. Without {@code
  * refreshing} (the operator API, which starts no thread) an enqueue reads the view when it is
  * stale.
@@ -45,7 +45,7 @@ public final class BacklogCaps implements CappedQueues, AutoCloseable {
 
   private static final long LIFETIME_NANOS = VIEW_LIFETIME.toNanos();
   private static final long REFRESH_NANOS = LIFETIME_NANOS / 2;
-  private static final long IDLE_NANOS = Duration.ofMinutes(1).toNanos();
+  private static final long IDLE_NANOS = Duration.ofSeconds(30).toNanos();
 
   private record View(Set<String> capped, long readAtNanos) {}
 
