@@ -245,6 +245,36 @@ class BacklogCapTest {
   }
 
   @Test
+  void anEnqueueThatMayClaimItsJobInItsInsertIsAdmittedToo() throws Exception {
+    try (Fixture f = new Fixture()) {
+      f.execute("INSERT INTO %s.queue (name, backlog_cap) VALUES ('capped', 1)");
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      // a worker that hears of no other client's job (no LISTEN, an hourly poll)
+      Baton baton =
+          f.start(
+              f.config()
+                  .queue("capped", 2)
+                  .pollOnly(true)
+                  .pollInterval(java.time.Duration.ofHours(1))
+                  .build(),
+              b -> b.handler(Work.class, (ctx, a) -> release.await()));
+      try {
+        // claimed in its insert: running, so it does not wait
+        assertThat(baton.enqueue(new Work(1), capped()).job().state()).isEqualTo(JobState.RUNNING);
+        // another client's job waits: the one waiting job the cap allows
+        assertThat(f.reader().enqueue(new Work(2), capped()).job().state())
+            .isEqualTo(JobState.AVAILABLE);
+        // a slot is free, but a job waits ahead: this one would wait too, over the cap
+        assertThatThrownBy(() -> baton.enqueue(new Work(3), capped()))
+            .isInstanceOf(BacklogCapExceededException.class);
+        assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(2);
+      } finally {
+        release.countDown();
+      }
+    }
+  }
+
+  @Test
   void sqlCallersGetTheSameRefusalAsADocumentedSqlState() throws Exception {
     try (Fixture f = new Fixture()) {
       f.execute("INSERT INTO %s.queue (name, backlog_cap) VALUES ('capped', 1)");

@@ -394,13 +394,14 @@ public final class EnqueueStore {
    *     cap; none of the call's jobs is written and {@code c}'s transaction stays usable
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
-    Map<String, Integer> perCappedQueue = new TreeMap<>();
+    Map<String, Integer> perQueue = new HashMap<>();
     for (NewJob j : jobs) {
-      perCappedQueue.merge(j.queue(), 1, Integer::sum);
+      perQueue.merge(j.queue(), 1, Integer::sum);
     }
-    for (String q : List.copyOf(perCappedQueue.keySet())) {
-      if (!capped.mayBeCapped(c, q)) {
-        perCappedQueue.remove(q);
+    Map<String, Integer> perCappedQueue = new TreeMap<>();
+    for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
+      if (capped.mayBeCapped(c, e.getKey())) {
+        perCappedQueue.put(e.getKey(), e.getValue());
       }
     }
     if (perCappedQueue.isEmpty()) {
