@@ -159,6 +159,15 @@ public final class Baton implements AutoCloseable {
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
+    try {
+      return enqueuePrepared(job);
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
+    }
+  }
+
+  private EnqueueResult enqueuePrepared(EnqueueStore.NewJob job) {
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
     if (config.claimOnEnqueue() && job.runAt() == null && handlers.containsKey(job.kind())) {
       // Claim on enqueue: the insert claims the job for this node when nothing waits ahead of it.
@@ -200,6 +209,9 @@ public final class Baton implements AutoCloseable {
       return result(enqueueStore.enqueue(c, job));
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue job (kind=" + job.kind() + ")", e);
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
     }
   }
 
@@ -217,11 +229,17 @@ public final class Baton implements AutoCloseable {
     if (jobs.isEmpty()) {
       return new EnqueueManyResult(new long[0], new boolean[0]);
     }
-    EnqueueStore.BulkResult r =
-        Db.inTransaction(
-            dataSource,
-            "cannot enqueue " + jobs.size() + " jobs",
-            c -> enqueueStore.enqueueMany(c, jobs));
+    EnqueueStore.BulkResult r;
+    try {
+      r =
+          Db.inTransaction(
+              dataSource,
+              "cannot enqueue " + jobs.size() + " jobs",
+              c -> enqueueStore.enqueueMany(c, jobs));
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
+    }
     jobs.stream()
         .map(EnqueueStore.NewJob::queue)
         .distinct()
@@ -248,6 +266,9 @@ public final class Baton implements AutoCloseable {
       return new EnqueueManyResult(r.ids(), r.existing());
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue " + jobs.size() + " jobs", e);
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
     }
   }
 

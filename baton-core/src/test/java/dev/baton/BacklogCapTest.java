@@ -196,6 +196,8 @@ class BacklogCapTest {
       }
       assertThat(f.count("SELECT count(*) FROM %s.orders")).isEqualTo(2);
       assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(2);
+      // counted for the metric baton.enqueues.refused: one single and one bulk
+      assertThat(baton.internals().counters().refusedEnqueues.sum()).isEqualTo(2);
 
       // a job leaving the queue makes room again
       f.execute(

@@ -270,6 +270,11 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
         "baton.jobs.handed.back",
         counters.handedBack,
         "Jobs this node handed back at a graceful stop or after waiting in its buffer");
+    counter(
+        reg,
+        "baton.enqueues.refused",
+        counters.refusedEnqueues,
+        "Enqueue calls of this client refused by a queue's backlog cap");
     gauge(
         Gauge.builder("baton.jobs.running", baton, b -> b.counters().running())
             .description("Handlers running on this node")
