@@ -16,7 +16,7 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result first = cli.run("migrate", "up");
     assertThat(first.exitCode()).as(first.err()).isZero();
-    assertThat(first.out()).contains("applied version 1, 2, 3, 4, 5, 6").contains("version 6");
+    assertThat(first.out()).contains("applied version 1, 2, 3, 4, 5, 6, 8").contains("version 8");
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
 
     CliRunner.Result again = cli.run("migrate", "up", "--json");
@@ -32,7 +32,7 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result r = cli.run("migrate", "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();
-    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6]");
+    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6,8]");
   }
 
   @Test
@@ -41,13 +41,13 @@ class MigrateCliTest {
     CliRunner.Result refused = cli.run("migrate", "down");
     assertThat(refused.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(refused.errLines()).hasSize(1);
-    assertThat(refused.err()).contains("--yes").contains("version 6");
-    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(6);
+    assertThat(refused.err()).contains("--yes").contains("version 8");
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(8);
 
     CliRunner.Result done = cli.run("migrate", "down", "--yes");
     assertThat(done.exitCode()).as(done.err()).isZero();
-    assertThat(done.out()).contains("reverted version 6").contains("now at version 5");
-    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(5);
+    assertThat(done.out()).contains("reverted version 8").contains("now at version 6");
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(6);
   }
 
   @Test
@@ -98,7 +98,7 @@ class MigrateCliTest {
       assertThat(r.err()).as("%s", command).contains(expected);
       assertThat(r.out()).as("%s", command).isEmpty();
     }
-    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration"))
+    assertThat(cli.db.queryLong("SELECT max(version) FROM " + cli.schema + ".migration"))
         .isEqualTo(newer);
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
   }
@@ -107,6 +107,8 @@ class MigrateCliTest {
   void enqueueAndListOnAnOlderSchemaSayWhichVersionTheyFoundAndNeed() {
     CliRunner cli = CliRunner.onNewMigratedSchema();
     assertThat(cli.run("migrate", "down", "--yes").exitCode()).isZero();
+    // the version before the latest (version numbers may have gaps)
+    int older = new Migrator(cli.db.admin(), cli.schema).currentVersion();
     for (List<String> command :
         List.of(List.of("enqueue", "--kind", "k", "--args", "{}"), List.of("jobs", "list"))) {
       CliRunner.Result r = cli.run(command.toArray(new String[0]));
@@ -115,7 +117,7 @@ class MigrateCliTest {
       assertThat(r.err())
           .contains(
               "it is at version "
-                  + (dev.baton.migrate.Migrator.QUEUE_VERSION - 1)
+                  + older
                   + ", this library needs "
                   + dev.baton.migrate.Migrator.QUEUE_VERSION)
           .contains("baton migrate up");
