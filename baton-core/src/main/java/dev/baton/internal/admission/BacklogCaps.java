@@ -31,9 +31,9 @@ import org.slf4j.LoggerFactory;
  * <p>With {@code refreshing}, a daemon thread {@code baton-caps} reads the view every half lifetime
  * while the client enqueues (stopping after 30 seconds without an enqueue, restarted by the next),
  * so an enqueue finds the view fresh and runs no extra statement; only when that read is late (the
- * database slow or unreachable) does an enqueue read the view itself, once. Without {@code
- * refreshing} (the operator API, which starts no thread) an enqueue reads the view when it is
- * stale.
+ * database slow) or failed (the thread then stops; the enqueue starts it again) does an enqueue
+ * read the view itself, once. Without {@code refreshing} (the operator API, which starts no thread)
+ * an enqueue reads the view when it is stale.
  *
  * <p>Thread-safe. Not public API.
  */
@@ -55,7 +55,6 @@ public final class BacklogCaps implements CappedQueues, AutoCloseable {
   private volatile View view;
   private volatile long lastUseNanos;
   private ScheduledThreadPoolExecutor refresher; // guarded by this
-  private boolean failing; // refresher thread only
 
   /**
    * A view of {@code schema}'s caps, read on {@code dataSource} by the refresh thread when {@code
@@ -114,15 +113,12 @@ public final class BacklogCaps implements CappedQueues, AutoCloseable {
     }
     try {
       Db.inTransaction(dataSource, "cannot read the backlog caps", this::read);
-      if (failing) {
-        failing = false;
-        log.info("reading the backlog caps works again");
-      }
     } catch (RuntimeException e) {
-      if (!failing) {
-        failing = true;
-        log.warn("cannot read the backlog caps; enqueues read them themselves meanwhile", e);
-      }
+      // Nothing is lost: the next enqueue finds the view stale, reads it on its own connection
+      // (failing as any enqueue would if the database is gone) and starts the thread again. A
+      // client left open after its pool was closed or its schema dropped (tests) stops retrying.
+      log.debug("cannot read the backlog caps; the next enqueue reads them itself", e);
+      stopRefresher();
     }
   }
 
