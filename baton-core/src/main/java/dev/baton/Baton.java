@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.baton.admin.BatonAdmin;
 import dev.baton.internal.ClientInternals;
+import dev.baton.internal.admission.BacklogCaps;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.JobRow;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -78,6 +80,7 @@ public final class Baton implements AutoCloseable {
   private final List<JobInterceptor> interceptors;
   private final SchemaName schema;
   private final EnqueueStore enqueueStore;
+  private final BacklogCaps backlogCaps;
   private final BatonAdmin admin;
   private final List<PeriodicJob> periodicJobs;
   private final Node node;
@@ -107,7 +110,8 @@ public final class Baton implements AutoCloseable {
     b.handlers.forEach((kind, h) -> instrumented.put(kind, instrumented(kindDefaults.applyTo(h))));
     this.handlers = Collections.unmodifiableMap(instrumented);
     this.schema = SchemaName.of(config.schema());
-    this.enqueueStore = new EnqueueStore(schema);
+    this.backlogCaps = new BacklogCaps(dataSource, schema, true);
+    this.enqueueStore = new EnqueueStore(schema, backlogCaps);
     this.admin = new BatonAdmin(dataSource, config, mapper);
     this.periodicJobs = List.copyOf(b.periodic.values());
     this.node = new Node(dataSource, config, mapper, handlers, this::schedules);
@@ -150,9 +154,20 @@ public final class Baton implements AutoCloseable {
    * @throws UnknownKindException if no handler handles the kind and unknown kinds are not allowed
    * @throws InvalidJobException if the args or metadata are too large or cannot be serialised, or
    *     their text or the idempotency key is not valid Unicode (an unpaired surrogate) or holds NUL
+   * @throws BacklogCapExceededException if the job's queue has a backlog cap that it would exceed;
+   *     nothing is written
    */
   public EnqueueResult enqueue(JobArgs args, EnqueueOptions options) {
     EnqueueStore.NewJob job = prepare(args, intercepted(args, options));
+    try {
+      return enqueuePrepared(job);
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
+    }
+  }
+
+  private EnqueueResult enqueuePrepared(EnqueueStore.NewJob job) {
     String what = "cannot enqueue job (kind=" + job.kind() + ")";
     if (config.claimOnEnqueue()
         && job.runAt() == null
@@ -182,6 +197,13 @@ public final class Baton implements AutoCloseable {
   /**
    * Enqueues {@code args} inside the caller's current transaction on {@code c}: the job exists if
    * and only if that transaction commits, and workers hear of it (NOTIFY) only at commit.
+   *
+   * <p>To a queue with a backlog cap, the enqueue first takes the queue's admission lock, held
+   * until the caller's transaction ends (docs/backlog-caps.md): the other producers of that queue
+   * wait for it, so end the transaction soon after the enqueue.
+   *
+   * @throws BacklogCapExceededException if the job's queue has a backlog cap that it would exceed;
+   *     nothing is written and the transaction stays usable (commit or roll back as you choose)
    */
   public EnqueueResult enqueue(Connection c, JobArgs args, EnqueueOptions options) {
     Objects.requireNonNull(c, "connection");
@@ -190,6 +212,9 @@ public final class Baton implements AutoCloseable {
       return result(enqueueStore.enqueue(c, job));
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue job (kind=" + job.kind() + ")", e);
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
     }
   }
 
@@ -198,17 +223,26 @@ public final class Baton implements AutoCloseable {
    * anything is written; one bad request rejects the whole call. One statement writes them; a call
    * of 256 jobs or more in which no request has an idempotency key or a run time is written with
    * {@code COPY} instead (the same rows, cheaper for the server to take in).
+   *
+   * @throws BacklogCapExceededException if the call's jobs of one queue would take it over its
+   *     backlog cap; none of the call's jobs is written (all or nothing)
    */
   public EnqueueManyResult enqueueMany(List<JobRequest> requests) {
     List<EnqueueStore.NewJob> jobs = prepareAll(requests);
     if (jobs.isEmpty()) {
       return new EnqueueManyResult(new long[0], new boolean[0]);
     }
-    EnqueueStore.BulkResult r =
-        Db.inTransaction(
-            dataSource,
-            "cannot enqueue " + jobs.size() + " jobs",
-            c -> enqueueStore.enqueueMany(c, jobs));
+    EnqueueStore.BulkResult r;
+    try {
+      r =
+          Db.inTransaction(
+              dataSource,
+              "cannot enqueue " + jobs.size() + " jobs",
+              c -> enqueueStore.enqueueMany(c, jobs));
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
+    }
     jobs.stream()
         .map(EnqueueStore.NewJob::queue)
         .distinct()
@@ -220,6 +254,9 @@ public final class Baton implements AutoCloseable {
    * Enqueues many jobs inside the caller's transaction on {@code c}, as {@link #enqueueMany(List)}
    * does (an autocommit {@code c} gets one transaction for the call). Workers hear of them (NOTIFY)
    * at commit.
+   *
+   * @throws BacklogCapExceededException if the call's jobs of one queue would take it over its
+   *     backlog cap; none of the call's jobs is written and the transaction stays usable
    */
   public EnqueueManyResult enqueueMany(Connection c, List<JobRequest> requests) {
     Objects.requireNonNull(c, "connection");
@@ -232,6 +269,9 @@ public final class Baton implements AutoCloseable {
       return new EnqueueManyResult(r.ids(), r.existing());
     } catch (SQLException e) {
       throw Db.wrap("cannot enqueue " + jobs.size() + " jobs", e);
+    } catch (BacklogCapExceededException e) {
+      counters.refusedEnqueues.increment();
+      throw e;
     }
   }
 
@@ -417,6 +457,30 @@ public final class Baton implements AutoCloseable {
     return resumed;
   }
 
+  /**
+   * Sets {@code queue}'s backlog cap, cluster-wide: an enqueue that would leave more than {@code
+   * cap} jobs waiting (available, scheduled, retryable) in it is refused with {@link
+   * BacklogCapExceededException}. {@link BatonAdmin#setBacklogCap}, by this client's node id: when
+   * the queue had no cap, returns once every client checks it ({@link BatonAdmin#CAP_PROPAGATION}).
+   *
+   * @return the cap the queue had before, if any
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name or {@code cap} is not
+   *     1..100,000,000
+   */
+  public OptionalInt setBacklogCap(String queue, int cap) {
+    return admin.setBacklogCap(queue, cap, nodeId());
+  }
+
+  /**
+   * Removes {@code queue}'s backlog cap, at once for every client; false if it had none. {@link
+   * BatonAdmin#removeBacklogCap}, by this client's node id.
+   *
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public boolean removeBacklogCap(String queue) {
+    return admin.removeBacklogCap(queue, nodeId());
+  }
+
   /** Every queue the cluster knows, by name: {@link BatonAdmin#queues}. */
   public List<QueueInfo> queues() {
     return admin.queues();
@@ -519,6 +583,7 @@ public final class Baton implements AutoCloseable {
     // waits): a half-stopped client would keep claiming into a closed pool. The interrupt is
     // remembered and restored on return.
     boolean interrupted = Thread.interrupted();
+    backlogCaps.close(); // an enqueue after the stop starts its refresh thread again
     lifecycleLock.lock();
     try {
       if (lifecycle != Lifecycle.RUNNING) {

@@ -10,5 +10,14 @@ import java.time.Instant;
  * @param paused whether it is paused cluster-wide (no node claims its jobs)
  * @param pausedAt when it was paused, or null
  * @param pausedBy the node or user that paused it, or null
+ * @param backlogCap the most jobs that may wait (available, scheduled, retryable) in the queue, an
+ *     enqueue over it being refused ({@link BacklogCapExceededException}); null when it has no cap
  */
-public record QueueInfo(String name, boolean paused, Instant pausedAt, String pausedBy) {}
+public record QueueInfo(
+    String name, boolean paused, Instant pausedAt, String pausedBy, Integer backlogCap) {
+
+  /** A queue without a backlog cap. */
+  public QueueInfo(String name, boolean paused, Instant pausedAt, String pausedBy) {
+    this(name, paused, pausedAt, pausedBy, null);
+  }
+}

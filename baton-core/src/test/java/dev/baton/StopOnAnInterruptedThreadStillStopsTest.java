@@ -66,6 +66,7 @@ class StopOnAnInterruptedThreadStillStopsTest {
                       .toList());
         }
         assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
+        f.reader().stop(); // the enqueuing client's baton-caps thread is not the stopped client's
         await()
             .atMost(Duration.ofSeconds(10))
             .untilAsserted(

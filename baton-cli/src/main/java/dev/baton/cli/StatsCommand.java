@@ -8,6 +8,7 @@ import dev.baton.admin.StatsAdmin.QueueStats;
 import dev.baton.migrate.Migrator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -27,8 +28,9 @@ import picocli.CommandLine.Command;
       "",
       "A queue is listed while it has jobs waiting, running or discarded, or attempts that ended"
           + " in the last hour. Failure share = failed attempts / (failed attempts + completions);"
-          + " throughput = completions in the window / its seconds. With --json: an array of"
-          + " objects, one per queue, the figures unrounded."
+          + " throughput = completions in the window / its seconds; cap = the queue's backlog"
+          + " cap (docs/backlog-caps.md). With --json: an array of objects, one per queue, the"
+          + " figures unrounded, backlog_cap null when the queue has none."
     })
 final class StatsCommand extends BaseCommand implements Callable<Integer> {
 
@@ -36,15 +38,17 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
   public Integer call() {
     BatonCli root = root();
     List<QueueStats> queues;
+    Map<String, Integer> caps;
     try {
       // admin() refuses a schema newer than this library, as every other command does.
       queues = root.admin().stats();
+      caps = root.admin().backlogCaps();
     } catch (SchemaNotMigratedException e) {
       throw notMigrated(root);
     }
     if (json()) {
       ArrayNode a = Output.array();
-      queues.forEach(q -> a.add(json(q)));
+      queues.forEach(q -> a.add(json(q).put("backlog_cap", caps.get(q.queue()))));
       Output.printJson(out(), a);
       return BatonCli.OK;
     }
@@ -67,8 +71,10 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
             "FAILED_5M",
             "FAILED_1H",
             "JOBS/S_5M",
-            "JOBS/S_1H");
+            "JOBS/S_1H",
+            "CAP");
     for (QueueStats q : queues) {
+      Integer cap = caps.get(q.queue());
       t.row(
           q.queue(),
           q.available(),
@@ -80,13 +86,15 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
           share(q.failureShare5m(), q.failed5m() + q.completed5m()),
           share(q.failureShare1h(), q.failed1h() + q.completed1h()),
           rate(q.throughputPerSecond5m()),
-          rate(q.throughputPerSecond1h()));
+          rate(q.throughputPerSecond1h()),
+          cap == null ? "-" : cap);
     }
     t.print(out());
     out()
         .println(
             "OLDEST: since the oldest available job became due. FAILED: failed attempts / attempts"
-                + " ended in the window. JOBS/S: completions per second in the window.");
+                + " ended in the window. JOBS/S: completions per second in the window. CAP: the"
+                + " backlog cap on available + scheduled + retryable jobs.");
     out().flush();
     return BatonCli.OK;
   }

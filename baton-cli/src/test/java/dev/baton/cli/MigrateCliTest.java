@@ -17,7 +17,7 @@ class MigrateCliTest {
     CliRunner.Result first = cli.run("migrate", "up");
     assertThat(first.exitCode()).as(first.err()).isZero();
     assertThat(first.out())
-        .contains("applied version 1, 2, 3, 4, 5, 6")
+        .contains("applied version " + allVersions(", "))
         .contains("version " + Migrator.QUEUE_VERSION);
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
 
@@ -34,7 +34,7 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result r = cli.run("migrate", "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();
-    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6,7]");
+    assertThat(r.json().path("applied").toString()).isEqualTo("[" + allVersions(",") + "]");
   }
 
   @Test
@@ -104,7 +104,7 @@ class MigrateCliTest {
       assertThat(r.err()).as("%s", command).contains(expected);
       assertThat(r.out()).as("%s", command).isEmpty();
     }
-    assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration"))
+    assertThat(cli.db.queryLong("SELECT max(version) FROM " + cli.schema + ".migration"))
         .isEqualTo(newer);
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
   }
@@ -113,6 +113,8 @@ class MigrateCliTest {
   void enqueueAndListOnAnOlderSchemaSayWhichVersionTheyFoundAndNeed() {
     CliRunner cli = CliRunner.onNewMigratedSchema();
     assertThat(cli.run("migrate", "down", "--yes").exitCode()).isZero();
+    // the version before the latest (version numbers may have gaps)
+    int older = new Migrator(cli.db.admin(), cli.schema).currentVersion();
     for (List<String> command :
         List.of(List.of("enqueue", "--kind", "k", "--args", "{}"), List.of("jobs", "list"))) {
       CliRunner.Result r = cli.run(command.toArray(new String[0]));
@@ -121,7 +123,7 @@ class MigrateCliTest {
       assertThat(r.err())
           .contains(
               "it is at version "
-                  + (dev.baton.migrate.Migrator.QUEUE_VERSION - 1)
+                  + older
                   + ", this library needs "
                   + dev.baton.migrate.Migrator.QUEUE_VERSION)
           .contains("baton migrate up");
@@ -188,5 +190,12 @@ class MigrateCliTest {
       db.execute("DROP OWNED BY " + role);
       db.execute("DROP ROLE " + role);
     }
+  }
+
+  /** Every queue version, 1 to the latest, joined by {@code separator}. */
+  private static String allVersions(String separator) {
+    return java.util.stream.IntStream.rangeClosed(1, Migrator.QUEUE_VERSION)
+        .mapToObj(Integer::toString)
+        .collect(java.util.stream.Collectors.joining(separator));
   }
 }

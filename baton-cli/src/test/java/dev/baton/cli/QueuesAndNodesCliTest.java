@@ -54,6 +54,43 @@ class QueuesAndNodesCliTest {
   }
 
   @Test
+  void setShowAndRemoveABacklogCap() {
+    CliRunner.Result set = cli.run("queues", "cap", "reports", "2");
+    assertThat(set.exitCode()).as(set.err()).isZero();
+    assertThat(set.out())
+        .isEqualTo("queue reports backlog cap set to 2; enqueues over it are refused\n");
+    assertThat(cli.run("queues", "cap", "reports").out())
+        .isEqualTo("queue reports backlog cap: 2\n");
+    JsonNode changed = cli.run("queues", "cap", "reports", "3", "--json").json();
+    assertThat(changed.path("outcome").asText()).isEqualTo("changed");
+    assertThat(changed.path("queue").path("backlog_cap").asInt()).isEqualTo(3);
+    assertThat(cli.run("queues", "list").out()).contains("CAP").containsPattern("reports .* 3");
+
+    cli.enqueue("q_job", "--queue", "reports");
+    cli.enqueue("q_job", "--queue", "reports");
+    cli.enqueue("q_job", "--queue", "reports");
+    CliRunner.Result refused =
+        cli.run("enqueue", "--kind", "q_job", "--args", "{}", "--queue", "reports");
+    assertThat(refused.exitCode()).isNotZero();
+    assertThat(refused.err())
+        .contains(
+            "cannot enqueue 1 job (queue=reports): the queue has 3 waiting jobs and a backlog cap"
+                + " of 3");
+
+    CliRunner.Result removed = cli.run("queues", "cap", "reports", "--remove");
+    assertThat(removed.out()).isEqualTo("queue reports has no backlog cap now\n");
+    JsonNode none = cli.run("queues", "cap", "reports", "--json").json();
+    assertThat(none.path("outcome").asText()).isEqualTo("no_cap");
+    assertThat(none.path("queue").path("backlog_cap").isNull()).isTrue();
+
+    CliRunner.Result zero = cli.run("queues", "cap", "reports", "0");
+    assertThat(zero.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(zero.err()).contains("backlog cap of queue \"reports\"").contains("1..100000000");
+    CliRunner.Result both = cli.run("queues", "cap", "reports", "5", "--remove");
+    assertThat(both.exitCode()).isEqualTo(BatonCli.USAGE);
+  }
+
+  @Test
   void anInvalidQueueNameIsAUsageError() {
     CliRunner.Result r = cli.run("queues", "pause", "-bad name");
     assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);

@@ -31,6 +31,8 @@ class StatsCliTest {
   static void jobsInEveryState() {
     cli = CliRunner.onNewMigratedSchema();
     admin = new JobAdmin(cli.db.admin(), cli.schema);
+    // a backlog cap of 50 on "mail", none on "reports"
+    cli.db.execute("INSERT INTO " + cli.schema + ".queue (name, backlog_cap) VALUES ('mail', 50)");
     // Queue "mail":
     //   available 3, the oldest due 150 s ago; scheduled 2; retryable 1; running 1; discarded 1
     //   completed: 3 in the last 5 minutes, 2 more in the last hour, 1 two hours ago (not counted)
@@ -132,10 +134,12 @@ class StatsCliTest {
     assertThat(mail.path("failed_1h").asLong()).isEqualTo(3);
     assertThat(mail.path("failure_share_1h").asDouble()).isCloseTo(0.375, within(1e-9));
     assertThat(mail.path("throughput_per_s_1h").asDouble()).isCloseTo(5 / 3600.0, within(1e-12));
+    assertThat(mail.path("backlog_cap").asInt()).isEqualTo(50);
 
     JsonNode reports = all.get(1);
     assertThat(reports.path("queue").asText()).isEqualTo("reports");
     assertThat(reports.path("discarded").asLong()).isEqualTo(1);
+    assertThat(reports.path("backlog_cap").isNull()).isTrue();
     for (String zero :
         List.of(
             "available",
@@ -159,7 +163,7 @@ class StatsCliTest {
     mail.fieldNames().forEachRemaining(names::add);
     List<String> reportNames = new ArrayList<>();
     reports.fieldNames().forEachRemaining(reportNames::add);
-    assertThat(names).hasSize(15).isEqualTo(reportNames);
+    assertThat(names).hasSize(16).isEqualTo(reportNames);
   }
 
   @Test
@@ -184,16 +188,17 @@ class StatsCliTest {
             "FAILED_5M",
             "FAILED_1H",
             "JOBS/S_5M",
-            "JOBS/S_1H");
+            "JOBS/S_1H",
+            "CAP");
     List<String> mail = rows.get("mail");
-    assertThat(mail).hasSize(11);
+    assertThat(mail).hasSize(12);
     assertThat(mail.get(1)).isEqualTo("3");
     assertThat(mail.get(2)).matches("2m[3-5]\\ds|[34]m\\d\\ds"); // 150 s and a little more
-    assertThat(mail.subList(3, 11))
-        .containsExactly("1", "2", "1", "1", "40.0%", "37.5%", "0.01", "0.0014");
+    assertThat(mail.subList(3, 12))
+        .containsExactly("1", "2", "1", "1", "40.0%", "37.5%", "0.01", "0.0014", "50");
     // no attempt ended in the windows: no share; nothing available: no age
     assertThat(rows.get("reports"))
-        .containsExactly("reports", "0", "-", "0", "0", "0", "1", "-", "-", "0", "0");
+        .containsExactly("reports", "0", "-", "0", "0", "0", "1", "-", "-", "0", "0", "-");
     assertThat(lines.get(0)).startsWith("QUEUE");
     assertThat(lines).hasSize(4); // header, two queues, the legend
     assertThat(lines.get(3)).startsWith("OLDEST: ");

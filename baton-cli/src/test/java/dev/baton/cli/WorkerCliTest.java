@@ -147,6 +147,12 @@ class WorkerCliTest {
     String node = "worker-cp-" + ProcessHandle.current().pid();
     List<String> classPath = new ArrayList<>(WorkerProcess.testClassPath());
     classPath.add(testClasses().resolve("worker-provider").toString());
+    // a backlog cap, so that its gauge is served too
+    cli.db.execute(
+        "INSERT INTO "
+            + cli.schema
+            + ".queue (name, backlog_cap) VALUES ('mail', 100)"
+            + " ON CONFLICT (name) DO UPDATE SET backlog_cap = 100");
     try (WorkerProcess worker =
         WorkerProcess.start(
             classPath,
@@ -270,7 +276,14 @@ class WorkerCliTest {
       JsonNode started = MAPPER.readTree(worker.awaitLine("{\"event\":\"started\"", START));
       assertThat(started.path("node_id").asText()).isEqualTo(node);
       assertThat(started.path("schema").asText()).isEqualTo(fresh);
-      assertThat(started.path("migrated").toString()).isEqualTo("[1,2,3,4,5,6]");
+      assertThat(started.path("migrated").toString())
+          .isEqualTo(
+              "["
+                  + java.util.stream.IntStream.rangeClosed(
+                          1, dev.baton.migrate.Migrator.QUEUE_VERSION)
+                      .mapToObj(Integer::toString)
+                      .collect(java.util.stream.Collectors.joining(","))
+                  + "]");
       assertThat(started.path("kinds").toString())
           .isEqualTo("[\"worker_ping\",\"worker_sleep\",\"worker_note\"]");
       assertThat(started.path("providers").toString())

@@ -12,7 +12,10 @@ import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
 import dev.baton.QueueConfig;
 import dev.baton.QueueInfo;
+import dev.baton.internal.admission.BacklogCaps;
+import dev.baton.internal.db.BacklogCapStore;
 import dev.baton.internal.db.ClusterStore;
+import dev.baton.internal.db.Db;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.SchemaName;
 import java.sql.Connection;
@@ -23,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +42,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Jobs: {@link #get}, {@link #list}, {@link #page} and {@link #count} (keyset pages for a
  *       person browsing), {@link #enqueue} by kind name, {@link #retry}, {@link #runNow}, {@link
  *       #cancel}, {@link #delete}.
- *   <li>Queues: {@link #pause}, {@link #resume}, {@link #queues} (which are paused), {@link #stats}
- *       (depth, age, throughput) and {@link #completions} (throughput over time).
+ *   <li>Queues: {@link #pause}, {@link #resume}, {@link #setBacklogCap}, {@link #removeBacklogCap},
+ *       {@link #queues} (which are paused or capped), {@link #stats} (depth, age, throughput) and
+ *       {@link #completions} (throughput over time).
  *   <li>Cluster: {@link #nodes}, {@link #leader}, {@link #periodic} schedules.
  * </ul>
  *
@@ -76,6 +82,18 @@ public final class BatonAdmin {
   private final StatsAdmin stats;
   private final PeriodicAdmin periodic;
   private final ClusterStore cluster;
+  private final BacklogCapStore caps;
+
+  /** The largest backlog cap a queue may have: 100,000,000 jobs. */
+  public static final int MAX_BACKLOG_CAP = 100_000_000;
+
+  /**
+   * How long a new backlog cap takes to reach every client at most, and how long {@link
+   * #setBacklogCap} waits when the queue had none: 2.2 seconds (a client trusts its view of the
+   * caps for 2 seconds from its read; the rest is margin for clocks that run at different rates).
+   */
+  public static final Duration CAP_PROPAGATION =
+      BacklogCaps.VIEW_LIFETIME.plus(BacklogCaps.VIEW_LIFETIME.dividedBy(10));
 
   /**
    * The operator API of {@code schema}, enqueueing with {@link BatonConfig}'s default size limits.
@@ -111,6 +129,7 @@ public final class BatonAdmin {
     this.stats = new StatsAdmin(dataSource, schema);
     this.periodic = new PeriodicAdmin(dataSource, schema);
     this.cluster = new ClusterStore(this.schema);
+    this.caps = new BacklogCapStore(this.schema);
   }
 
   /** The schema this API works on. */
@@ -226,13 +245,106 @@ public final class BatonAdmin {
     return resumed;
   }
 
-  /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
+  /**
+   * Every queue the cluster knows (a control row, live jobs, or a node working it), by name, with
+   * its pause and its backlog cap.
+   */
   public List<QueueInfo> queues() {
+    Map<String, Integer> caps = backlogCaps();
     List<QueueInfo> out = new ArrayList<>();
     for (ClusterStore.QueueRow q : cluster.queues(dataSource)) {
-      out.add(new QueueInfo(q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy()));
+      out.add(
+          new QueueInfo(
+              q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy(), caps.get(q.name())));
     }
     return out;
+  }
+
+  /**
+   * Sets {@code queue}'s backlog cap: from then on an enqueue that would leave more than {@code
+   * cap} jobs waiting (available, scheduled, retryable) in it is refused with {@link
+   * dev.baton.BacklogCapExceededException}, writing nothing (docs/backlog-caps.md). Jobs already
+   * waiting stay, however many; retries, snoozes and rescues of jobs already admitted are never
+   * refused.
+   *
+   * <p>Every client learns of a new cap within {@link #CAP_PROPAGATION}: when the queue had no cap
+   * before, this call returns only after that time, so that once it has returned every enqueue of
+   * every client checks the cap. Changing or removing a cap takes effect at once (the database
+   * reads the cap at each check).
+   *
+   * @param queue the queue; it need not be known yet
+   * @param cap the cap, 1..100,000,000 jobs
+   * @param by who set it, for the log; may be null
+   * @return the cap the queue had before, if any
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name or {@code cap} is out
+   *     of range
+   */
+  public OptionalInt setBacklogCap(String queue, int cap, String by) {
+    QueueConfig.requireValidName(queue);
+    requireValidBacklogCap(queue, cap);
+    OptionalInt before =
+        Db.inTransaction(
+            dataSource,
+            "cannot set the backlog cap of queue " + queue,
+            c -> caps.setCap(c, queue, cap));
+    log.info("queue {} backlog cap set to {} by {} (was {})", queue, cap, by, before);
+    if (before.isEmpty()) {
+      sleepUninterruptibly(CAP_PROPAGATION);
+    }
+    return before;
+  }
+
+  /**
+   * Removes {@code queue}'s backlog cap, at once for every client. Returns false if it had none.
+   *
+   * @param by who removed it, for the log; may be null
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public boolean removeBacklogCap(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    boolean removed =
+        Db.inTransaction(
+            dataSource,
+            "cannot remove the backlog cap of queue " + queue,
+            c -> caps.removeCap(c, queue));
+    if (removed) {
+      log.info("queue {} backlog cap removed by {}", queue, by);
+    }
+    return removed;
+  }
+
+  /** The queues that have a backlog cap, by name, with their caps. */
+  public Map<String, Integer> backlogCaps() {
+    return Db.inTransaction(dataSource, "cannot read the backlog caps", caps::caps);
+  }
+
+  /**
+   * Checks a backlog cap's value: 1..{@value #MAX_BACKLOG_CAP}.
+   *
+   * @throws InvalidConfigException naming the queue, the range and the value, if it is out of range
+   */
+  public static int requireValidBacklogCap(String queue, int cap) {
+    if (cap < 1 || cap > MAX_BACKLOG_CAP) {
+      throw new InvalidConfigException(
+          "backlog cap of queue \"" + queue + "\"", "1.." + MAX_BACKLOG_CAP, cap);
+    }
+    return cap;
+  }
+
+  private static void sleepUninterruptibly(Duration d) {
+    long end = System.nanoTime() + d.toNanos();
+    boolean interrupted = false;
+    long left;
+    while ((left = end - System.nanoTime()) > 0) {
+      try {
+        TimeUnit.NANOSECONDS.sleep(left);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**

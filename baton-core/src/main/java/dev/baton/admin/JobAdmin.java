@@ -14,6 +14,7 @@ import dev.baton.InvalidJobException;
 import dev.baton.Job;
 import dev.baton.JobArgs;
 import dev.baton.JobState;
+import dev.baton.internal.admission.BacklogCaps;
 import dev.baton.internal.db.AdminStore;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.EnqueueStore;
@@ -117,7 +118,10 @@ public final class JobAdmin {
     this.schema = SchemaName.of(schema);
     this.maxArgsBytes = maxArgsBytes;
     this.maxMetadataBytes = maxMetadataBytes;
-    this.enqueueStore = new EnqueueStore(this.schema);
+    // No refresh thread: the operator API starts none; an enqueue reads the caps when its view is
+    // older than BacklogCaps.VIEW_LIFETIME.
+    this.enqueueStore =
+        new EnqueueStore(this.schema, new BacklogCaps(dataSource, this.schema, false));
     this.store = new AdminStore(this.schema);
     this.mapper = mapper;
   }

@@ -3,7 +3,9 @@ package dev.baton.metrics;
 import dev.baton.Baton;
 import dev.baton.InvalidConfigException;
 import dev.baton.internal.ClientInternals;
+import dev.baton.internal.db.BacklogCapStore;
 import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.Db;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.db.StatsStore;
 import dev.baton.internal.held.AttemptEnd;
@@ -76,10 +78,13 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
   private final DataSource dataSource;
   private final NodeCounters counters;
   private final StatsStore store;
+  private final BacklogCapStore caps;
   private final String node;
   private final Hook hook = new Hook();
 
   private volatile Map<String, StatsStore.QueueStats> snapshot = Map.of();
+  private volatile Map<String, Integer> capSnapshot = Map.of();
+  private final Set<String> capsBound = ConcurrentHashMap.newKeySet();
   private volatile long lastReadNanos; // System.nanoTime() of the last good read; 0 before it
   private volatile boolean failing;
   private final Set<String> queuesBound = ConcurrentHashMap.newKeySet();
@@ -108,6 +113,7 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     this.dataSource = internals.pool();
     this.counters = internals.counters();
     this.store = new StatsStore(SchemaName.of(baton.config().schema()));
+    this.caps = new BacklogCapStore(SchemaName.of(baton.config().schema()));
     this.node = baton.nodeId();
   }
 
@@ -170,11 +176,17 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     for (StatsStore.QueueStats r : rows) {
       next.put(r.queue(), r);
     }
+    Map<String, Integer> nextCaps =
+        Db.inTransaction(dataSource, "cannot read the backlog caps", caps::caps);
     snapshot = next;
+    capSnapshot = nextCaps;
     lastReadNanos = System.nanoTime();
     if (registry != null && !closed) {
       for (String q : next.keySet()) {
         bindQueue(q);
+      }
+      for (String q : nextCaps.keySet()) {
+        bindCap(q);
       }
     }
   }
@@ -258,6 +270,11 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
         "baton.jobs.handed.back",
         counters.handedBack,
         "Jobs this node handed back at a graceful stop or after waiting in its buffer");
+    counter(
+        reg,
+        "baton.enqueues.refused",
+        counters.refusedEnqueues,
+        "Enqueue calls of this client refused by a queue's backlog cap");
     gauge(
         Gauge.builder("baton.jobs.running", baton, b -> b.counters().running())
             .description("Handlers running on this node")
@@ -315,6 +332,25 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
                 queueValue(queue, StatsStore.QueueStats::failureShare1h))
             .description("Failed attempts / attempts that ended in the window, from queue_stats")
             .tags("queue", queue, "window", "1h"));
+  }
+
+  // A queue's backlog cap, registered when a read first finds one; NaN once it has none.
+  private synchronized void bindCap(String queue) {
+    if (closed || !capsBound.add(queue)) {
+      return;
+    }
+    gauge(
+        Gauge.builder(
+                "baton.queue.backlog.cap",
+                this,
+                m -> {
+                  Integer cap = m.capSnapshot.get(queue);
+                  return cap == null ? Double.NaN : cap;
+                })
+            .description(
+                "Most jobs that may wait (available, scheduled, retryable) in the queue; NaN when"
+                    + " it has no cap")
+            .tag("queue", queue));
   }
 
   private static double count(StatsStore.QueueStats s, String state) {

@@ -2,6 +2,7 @@
 -- plain jobs (their key is dropped with its column).
 DROP FUNCTION IF EXISTS ${schema}.enqueue(text, jsonb, text, timestamptz, integer, integer, text,
     jsonb, text, text[], boolean, interval, text[], text[], interval, interval);
+DROP FUNCTION IF EXISTS ${schema}.enqueue_admit(text, integer);
 DROP FUNCTION IF EXISTS ${schema}.job_unique_key(text, jsonb, text, text[], text, timestamptz, interval);
 DROP TABLE IF EXISTS ${schema}.job_staged;
 DROP INDEX IF EXISTS ${schema}.job_unique_key_idx;

@@ -89,6 +89,14 @@ $$;
 COMMENT ON FUNCTION ${schema}.job_unique_key(text, jsonb, text, text[], text, timestamptz, interval) IS
     'Baton: the unique key of a job (see docs/unique-jobs.md); used by the client and by enqueue()';
 
+-- The admission of enqueue() below: nothing in this version. A later version replaces it (the
+-- backlog cap of version 8), so that enqueue() need not be re-created for it.
+CREATE FUNCTION ${schema}.enqueue_admit(queue_name text, jobs integer) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+END
+$fn$;
+
 -- Enqueue from SQL: the Java client's enqueue, for a trigger or a service in any language, in the
 -- caller's transaction. The same checks with the same messages (SQLSTATE 22023), the default
 -- limits of the client (args 1 MiB, metadata 64 KiB of JSON text), the same uniqueness, and the
@@ -244,7 +252,8 @@ BEGIN
     END IF;
     v_at := coalesce(enqueue.run_at, now() + enqueue.debounce, now());
 
-    -- Backlog cap: a queue's cap on waiting jobs is checked here, before anything is written.
+    -- A queue's admission (its backlog cap, from version 8), before anything is written.
+    PERFORM ${schema}.enqueue_admit(enqueue.queue, 1);
 
     -- A conflicting key inserts nothing; the job holding it is read and returned. Between the
     -- conflict and the read that job may have left the states it holds the key in (finished, then

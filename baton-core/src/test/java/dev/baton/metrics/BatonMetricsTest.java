@@ -63,11 +63,17 @@ class BatonMetricsTest {
       Baton baton =
           f.start(
               f.config().queue("default", 2).build(), b -> b.handler(Work.class, (ctx, a) -> {}));
+      f.execute("INSERT INTO %s.queue (name, backlog_cap) VALUES ('default', 100)");
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (BatonMetrics metrics = new BatonMetrics(baton)) {
         metrics.bindTo(registry);
+        // and the backlog cap gauges with the first read that finds a cap
         Set<String> timers =
-            Set.of("baton.job.pickup.latency", "baton.job.run.time", "baton.job.attempts");
+            Set.of(
+                "baton.job.pickup.latency",
+                "baton.job.run.time",
+                "baton.job.attempts",
+                "baton.queue.backlog.cap");
         for (String name : documented) {
           if (!timers.contains(name)) {
             assertThat(registry.find(name).meters())
@@ -78,6 +84,7 @@ class BatonMetricsTest {
         // the timers and attempt counters appear with the first job of a queue and kind
         long id = f.reader().enqueue(new Work(1)).job().id();
         await().atMost(Duration.ofSeconds(15)).until(() -> f.job(id).state() == JobState.COMPLETED);
+        metrics.refresh();
         for (String name : documented) {
           assertThat(registry.find(name).meters()).as("meter %s after a job", name).isNotEmpty();
         }
@@ -129,9 +136,11 @@ class BatonMetricsTest {
                     .value())
             .isBetween(119.0, 180.0);
         assertThat(registry.get("baton.stats.age").gauge().value()).isBetween(0.0, 30.0);
+        assertThat(registry.find("baton.queue.backlog.cap").meters()).isEmpty();
 
-        // a later read sees a new queue and the changed depth
+        // a later read sees a new queue, the changed depth and a backlog cap
         reader.enqueue(new Work(11), EnqueueOptions.builder().queue("other").build());
+        f.execute("INSERT INTO %s.queue (name, backlog_cap) VALUES ('mail', 500)");
         f.execute("DELETE FROM %s.job WHERE queue = 'mail' AND state = 'available'");
         metrics.refresh();
         assertThat(depth(registry, "mail", "available")).isZero();
@@ -143,6 +152,12 @@ class BatonMetricsTest {
                     .value())
             .isZero();
         assertThat(depth(registry, "other", "available")).isEqualTo(1);
+        assertThat(registry.get("baton.queue.backlog.cap").tag("queue", "mail").gauge().value())
+            .isEqualTo(500);
+        f.execute("UPDATE %s.queue SET backlog_cap = NULL");
+        metrics.refresh();
+        assertThat(registry.get("baton.queue.backlog.cap").tag("queue", "mail").gauge().value())
+            .isNaN();
       }
     }
   }

@@ -60,12 +60,12 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     assertThat(migrator.currentVersion()).isZero();
 
-    assertThat(migrator.up()).containsExactly(1, 2, 3, 4, 5, 6, 7);
-    assertThat(migrator.currentVersion()).isEqualTo(7);
+    assertThat(migrator.up()).containsExactlyElementsOf(versions(1, Migrator.QUEUE_VERSION));
+    assertThat(migrator.currentVersion()).isEqualTo(Migrator.QUEUE_VERSION);
     assertThat(migrator.up()).isEmpty();
     assertThat(new Migrator(ds, schema).up()).isEmpty();
 
-    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(7);
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(Migrator.QUEUE_VERSION);
     assertThat(tableExists(schema, "job")).isTrue();
     assertThat(tableExists(schema, "leader")).isTrue();
     assertThat(tableExists(schema, "queue_stats")).isTrue();
@@ -78,10 +78,16 @@ class MigratorTest {
     assertThat(migrator.up(1)).containsExactly(1);
     DB.execute("INSERT INTO " + schema + ".job (kind) VALUES ('old_job')");
 
-    assertThat(migrator.up()).containsExactly(2, 3, 4, 5, 6, 7);
+    assertThat(migrator.up()).containsExactlyElementsOf(versions(2, Migrator.QUEUE_VERSION));
     assertThat(DB.queryLong("SELECT count(*) FROM " + schema + ".job")).isEqualTo(1);
     assertThat(DB.queryLong("SELECT sum(available) FROM " + schema + ".queue_stats")).isEqualTo(1);
-    assertThat(migrator.down(6)).containsExactly(7);
+    assertThat(migrator.down(6)).containsExactlyElementsOf(versions(Migrator.QUEUE_VERSION, 7));
+    assertThat(
+            DB.queryLong(
+                "SELECT count(*) FROM information_schema.columns WHERE table_schema = '"
+                    + schema
+                    + "' AND table_name = 'queue' AND column_name = 'backlog_cap'"))
+        .isZero();
     assertThat(
             DB.queryLong(
                 "SELECT count(*) FROM information_schema.columns WHERE table_schema = '"
@@ -135,13 +141,13 @@ class MigratorTest {
       for (Future<List<Integer>> f : results) {
         applied.add(f.get(60, TimeUnit.SECONDS)); // throws if any up() failed
       }
-      assertThat(applied).filteredOn(a -> a.equals(List.of(1, 2, 3, 4, 5, 6, 7))).hasSize(1);
+      assertThat(applied).filteredOn(a -> a.equals(versions(1, Migrator.QUEUE_VERSION))).hasSize(1);
       assertThat(applied).filteredOn(List::isEmpty).hasSize(threads - 1);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(7);
-    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(7);
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(Migrator.QUEUE_VERSION);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(Migrator.QUEUE_VERSION);
   }
 
   @Test
@@ -157,7 +163,8 @@ class MigratorTest {
       try (HikariDataSource asOwner = new HikariDataSource()) {
         asOwner.setJdbcUrl(DB.jdbcUrlAs(role, password));
         asOwner.setMaximumPoolSize(2);
-        assertThat(new Migrator(asOwner, schema).up()).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(new Migrator(asOwner, schema).up())
+            .containsExactlyElementsOf(versions(1, Migrator.QUEUE_VERSION));
         assertThatThrownBy(() -> new Migrator(asOwner, DB.newSchemaName()).up())
             .hasMessageContaining("permission denied");
       }
@@ -173,7 +180,7 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     migrator.up();
 
-    assertThat(migrator.down(0)).containsExactly(7, 6, 5, 4, 3, 2, 1);
+    assertThat(migrator.down(0)).containsExactlyElementsOf(versions(Migrator.QUEUE_VERSION, 1));
 
     assertThat(tableExists(schema, "job")).isFalse();
     assertThat(tableExists(schema, "queue_stats")).isFalse();
@@ -183,7 +190,7 @@ class MigratorTest {
     assertThat(migrator.currentVersion()).isZero();
     assertThat(migrator.down()).isEmpty();
     // and the schema can be migrated again
-    assertThat(migrator.up()).containsExactly(1, 2, 3, 4, 5, 6, 7);
+    assertThat(migrator.up()).containsExactlyElementsOf(versions(1, Migrator.QUEUE_VERSION));
   }
 
   @Test
@@ -207,7 +214,7 @@ class MigratorTest {
       st.execute(script);
     }
 
-    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(7);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(Migrator.QUEUE_VERSION);
     assertThat(new Migrator(ds, schema).up()).as("nothing left to apply").isEmpty();
     try (Baton baton =
         Baton.builder(ds)
@@ -235,7 +242,7 @@ class MigratorTest {
     assertThatThrownBy(() -> new Migrator(ds, null))
         .isInstanceOf(InvalidConfigException.class)
         .hasMessageContaining("schema");
-    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(7);
+    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(Migrator.QUEUE_VERSION);
   }
 
   @Test
@@ -288,5 +295,14 @@ class MigratorTest {
                 + relation
                 + "'")
         == 1;
+  }
+
+  /** The versions from {@code from} to {@code to}, both included, in that direction. */
+  private static List<Integer> versions(int from, int to) {
+    List<Integer> list = new ArrayList<>();
+    for (int v = from; from <= to ? v <= to : v >= to; v += from <= to ? 1 : -1) {
+      list.add(v);
+    }
+    return list;
   }
 }

@@ -48,7 +48,7 @@ class SchemaNewerThanTheLibraryIsRefusedTest {
       assertThatThrownBy(m::requireLatest).isInstanceOf(SchemaTooNewException.class);
       // Nothing was changed: every version still recorded, the tables still there.
       assertThat(m.currentVersion()).isEqualTo(newer);
-      assertThat(f.count("SELECT count(*) FROM %s.migration WHERE line = 'queue'"))
+      assertThat(f.count("SELECT max(version) FROM %s.migration WHERE line = 'queue'"))
           .isEqualTo(newer);
       assertThat(f.count("SELECT count(*) FROM %s.job")).isZero();
     }
@@ -59,13 +59,11 @@ class SchemaNewerThanTheLibraryIsRefusedTest {
     try (Fixture f = new Fixture()) {
       Migrator m = new Migrator(f.dataSource(), f.schema());
       m.down(Migrator.QUEUE_VERSION - 1);
+      int older = m.currentVersion(); // the version before the latest (numbers may have gaps)
       assertThatThrownBy(m::requireLatest)
           .isInstanceOf(SchemaNotMigratedException.class)
           .hasMessageContaining(
-              "it is at version "
-                  + (Migrator.QUEUE_VERSION - 1)
-                  + ", this library needs "
-                  + Migrator.QUEUE_VERSION);
+              "it is at version " + older + ", this library needs " + Migrator.QUEUE_VERSION);
       m.up();
       m.requireLatest();
     }

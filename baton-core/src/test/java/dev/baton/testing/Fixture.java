@@ -110,6 +110,7 @@ public final class Fixture implements AutoCloseable {
         // keep closing the rest
       }
     }
+    reader.close(); // stops its backlog caps refresh before the pool goes
     ds.close();
   }
 }

@@ -397,6 +397,7 @@ final class DashboardHandler implements HttpHandler {
     for (Views.QueueRow q : views.overview()) {
       ObjectNode o = json.valueToTree(q.stats());
       o.put("paused", q.paused());
+      o.put("backlog_cap", q.info() == null ? null : q.info().backlogCap());
       o.set("completed_per_5m_last_hour", json.valueToTree(q.completed()));
       queues.add(o);
     }

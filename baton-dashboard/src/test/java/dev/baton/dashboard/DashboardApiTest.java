@@ -39,6 +39,16 @@ class DashboardApiTest {
     f.close();
   }
 
+  @Test
+  void theOverviewCarriesEachQueuesBacklogCap() throws Exception {
+    Seed.discarded(f, "capped_q", "{}");
+    f.execute(
+        "INSERT INTO %s.queue (name, backlog_cap) VALUES ('capped_q', 40)"
+            + " ON CONFLICT (name) DO UPDATE SET backlog_cap = 40");
+    String body = web.get("/api/overview").body();
+    assertThat(body).containsPattern("\"queue\":\"capped_q\"[^}]*\"backlog_cap\":40");
+  }
+
   /** One bad request and what its answer must say. */
   record Bad(String method, String path, int status, String says) {}
 

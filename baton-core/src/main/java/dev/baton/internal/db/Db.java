@@ -1,5 +1,6 @@
 package dev.baton.internal.db;
 
+import dev.baton.BacklogCapExceededException;
 import dev.baton.BatonException;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.postgresql.util.PSQLException;
 
 /** Borrowing a connection and wrapping {@link SQLException} once, at this package's boundary. */
 public final class Db {
@@ -211,8 +213,20 @@ public final class Db {
     }
   }
 
-  /** Wraps {@code e} with a message naming what failed and the SQL state. */
+  /**
+   * Wraps {@code e} with a message naming what failed and the SQL state; a backlog cap's refusal
+   * raised in SQL ({@code check_backlog_cap}, SQLSTATE BT001) becomes the typed exception.
+   */
   public static BatonException wrap(String what, SQLException e) {
+    if (BacklogCapExceededException.SQL_STATE.equals(e.getSQLState())
+        && e instanceof PSQLException p
+        && p.getServerErrorMessage() != null
+        && p.getServerErrorMessage().getDetail() != null) {
+      BacklogCapExceededException refused =
+          BacklogCapStore.refusal(p.getServerErrorMessage().getDetail());
+      refused.initCause(e);
+      return refused;
+    }
     return new BatonException(
         what + ": " + e.getMessage() + " (SQL state " + e.getSQLState() + ")", e);
   }

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
@@ -277,6 +278,8 @@ public final class EnqueueStore {
   public static final int COPY_MIN_JOBS = 256;
 
   private final SchemaName schema;
+  private final CappedQueues capped;
+  private final BacklogCapStore caps;
   private final String enqueue;
   private final String enqueueClaiming;
   private final String enqueueUnique;
@@ -291,9 +294,20 @@ public final class EnqueueStore {
   private final String drawIds;
   private final String copyJobs;
 
-  /** Prepares the SQL text for {@code schema}. */
+  /** Prepares the SQL text for {@code schema}; no queue's backlog cap is checked. */
   public EnqueueStore(SchemaName schema) {
+    this(schema, CappedQueues.NONE);
+  }
+
+  /**
+   * Prepares the SQL text for {@code schema}; enqueues to a queue that {@code capped} names are
+   * admitted through its backlog cap first, in the same transaction. Enqueues to any other queue
+   * run exactly the statements they run without caps.
+   */
+  public EnqueueStore(SchemaName schema, CappedQueues capped) {
     this.schema = schema;
+    this.capped = capped;
+    this.caps = new BacklogCapStore(schema);
     this.enqueue = schema.expand(ENQUEUE);
     this.enqueueClaiming = schema.expand(ENQUEUE_CLAIMING);
     this.enqueueUnique = schema.expand(ENQUEUE_UNIQUE);
@@ -376,12 +390,29 @@ public final class EnqueueStore {
 
   /**
    * Inserts {@code job} on {@code c}, or returns the job already holding its idempotency key. Runs
-   * in whatever transaction {@code c} is in.
+   * in whatever transaction {@code c} is in (an autocommit {@code c} of a capped queue gets one
+   * transaction for the admission and the insert).
+   *
+   * @throws dev.baton.BacklogCapExceededException if the job's queue has a cap it would exceed;
+   *     nothing is written and {@code c}'s transaction stays usable
    */
   public JobRow enqueue(Connection c, NewJob job) throws SQLException {
-    if (job.unique() != null) {
-      return enqueueUnique(c, job);
+    if (capped.mayBeCapped(c, job.queue())) {
+      return Db.inOneTransaction(
+          c,
+          tx -> {
+            caps.admit(tx, job.queue(), 1);
+            return insertOne(tx, job);
+          });
     }
+    return insertOne(c, job);
+  }
+
+  private JobRow insertOne(Connection c, NewJob job) throws SQLException {
+    return job.unique() != null ? enqueueUnique(c, job) : insert(c, job);
+  }
+
+  private JobRow insert(Connection c, NewJob job) throws SQLException {
     for (int tries = 0; tries < 5; tries++) {
       try (PreparedStatement ps = c.prepareStatement(enqueue)) {
         int i = 1;
@@ -507,6 +538,19 @@ public final class EnqueueStore {
     if (job.runAt() != null) {
       throw new IllegalArgumentException("a job with a run time is not claimed in its insert");
     }
+    if (capped.mayBeCapped(c, job.queue())) {
+      return Db.inOneTransaction(
+          c,
+          tx -> {
+            caps.admit(tx, job.queue(), 1);
+            return insertClaiming(tx, job, p);
+          });
+    }
+    return insertClaiming(c, job, p);
+  }
+
+  private EnqueuedClaim insertClaiming(Connection c, NewJob job, HolderStore.ClaimParams p)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(enqueueClaiming)) {
       int i = 1;
       ps.setString(i++, job.queue());
@@ -548,7 +592,7 @@ public final class EnqueueStore {
       }
     }
     // The key is held by another job: read it as a plain enqueue does.
-    return new EnqueuedClaim(enqueue(c, job), null);
+    return new EnqueuedClaim(insert(c, job), null);
   }
 
   /** Ids per request, in order, and whether each matched an existing job by key. */
@@ -558,8 +602,39 @@ public final class EnqueueStore {
    * Inserts many jobs on {@code c}, in whatever transaction {@code c} is in (an autocommit {@code
    * c} gets one transaction for the call). Returns, per job in order, its id and whether its
    * idempotency key matched an existing job. Ids ascend in request order.
+   *
+   * <p>All or nothing: every capped queue of the call is admitted first (in queue name order, so
+   * that two bulk calls never wait for each other's locks in opposite orders), counting every job
+   * of the call for its queue, those whose idempotency key already exists included.
+   *
+   * @throws dev.baton.BacklogCapExceededException if the jobs of one queue would take it over its
+   *     cap; none of the call's jobs is written and {@code c}'s transaction stays usable
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
+    Map<String, Integer> perQueue = new HashMap<>();
+    for (NewJob j : jobs) {
+      perQueue.merge(j.queue(), 1, Integer::sum);
+    }
+    Map<String, Integer> perCappedQueue = new TreeMap<>();
+    for (Map.Entry<String, Integer> e : perQueue.entrySet()) {
+      if (capped.mayBeCapped(c, e.getKey())) {
+        perCappedQueue.put(e.getKey(), e.getValue());
+      }
+    }
+    if (perCappedQueue.isEmpty()) {
+      return insertMany(c, jobs);
+    }
+    return Db.inOneTransaction(
+        c,
+        tx -> {
+          for (Map.Entry<String, Integer> e : perCappedQueue.entrySet()) {
+            caps.admit(tx, e.getKey(), e.getValue());
+          }
+          return insertMany(tx, jobs);
+        });
+  }
+
+  private BulkResult insertMany(Connection c, List<NewJob> jobs) throws SQLException {
     boolean copy =
         jobs.size() >= COPY_MIN_JOBS
             && jobs.stream().allMatch(j -> j.idempotencyKey() == null && j.runAt() == null)

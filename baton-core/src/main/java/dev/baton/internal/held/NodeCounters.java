@@ -18,6 +18,9 @@ public final class NodeCounters {
   public final LongAdder rescued = new LongAdder();
   public final LongAdder handedBack = new LongAdder();
 
+  /** Enqueue calls of this client refused by a queue's backlog cap. */
+  public final LongAdder refusedEnqueues = new LongAdder();
+
   /** Told of every handler's start and return; null (the default) for none. */
   public volatile JobListener listener;
 }

@@ -3,9 +3,11 @@ package dev.baton.spring.boot;
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.PeriodicJob;
+import dev.baton.QueueConfig;
 import dev.baton.admin.BatonAdmin;
 import dev.baton.migrate.Migrator;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,11 +64,44 @@ public class BatonAutoConfiguration {
         log.info("Baton schema \"{}\" migrated: versions {} applied", config.schema(), applied);
       }
     }
+    setBacklogCaps(dataSource, config, properties.getBacklogCaps());
     Baton.Builder builder = Baton.builder(dataSource).config(config);
     handlers.registerWith(builder);
     periodicJobs.orderedStream().forEach(builder::periodic);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     return builder.build();
+  }
+
+  // baton.backlog-caps, set where the database holds another cap or none. A new cap's set waits
+  // until every client checks it (BatonAdmin.CAP_PROPAGATION), so the start-up that first sets it
+  // takes that much longer; later start-ups find it set.
+  private static void setBacklogCaps(
+      DataSource dataSource, BatonConfig config, Map<String, Integer> caps) {
+    if (caps.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<String, Integer> e : caps.entrySet()) {
+      String property = "baton.backlog-caps." + e.getKey();
+      if (!QueueConfig.isValidName(e.getKey())) {
+        throw new InvalidBatonPropertyException(
+            "baton.backlog-caps",
+            "a queue name of 1-64 letters, digits and _ - ., starting with a letter or digit",
+            e.getKey(),
+            null);
+      }
+      if (e.getValue() == null || e.getValue() < 1 || e.getValue() > BatonAdmin.MAX_BACKLOG_CAP) {
+        throw new InvalidBatonPropertyException(
+            property, "1.." + BatonAdmin.MAX_BACKLOG_CAP, e.getValue(), null);
+      }
+    }
+    BatonAdmin admin = new BatonAdmin(dataSource, config);
+    Map<String, Integer> current = admin.backlogCaps();
+    caps.forEach(
+        (queue, cap) -> {
+          if (!cap.equals(current.get(queue))) {
+            admin.setBacklogCap(queue, cap, "baton.backlog-caps");
+          }
+        });
   }
 
   /** Enqueues in the current Spring transaction. */

@@ -54,6 +54,15 @@ public class BatonProperties {
   private Map<String, Queue> queues = new LinkedHashMap<>();
 
   /**
+   * Backlog caps to set at start-up, by queue (e.g. baton.backlog-caps.mail=1000): the most jobs
+   * that may wait (available, scheduled, retryable) in the queue, 1..100000000; an enqueue over it
+   * is refused (docs/backlog-caps.md). Set cluster-wide on the queue's row when the Baton bean is
+   * created, where it differs; a cap this property no longer names stays until removed (baton
+   * queues cap QUEUE --remove).
+   */
+  private Map<String, Integer> backlogCaps = new LinkedHashMap<>();
+
+  /**
    * Settings of kinds of jobs, by kind (e.g. send_email): timeout, max-attempts, queue, retry.base,
    * retry.cap; each unset one falls back to a @KindSettings annotation on the handler or args
    * class, then to the node's default. A BatonBuilderCustomizer may change them further.
@@ -581,6 +590,16 @@ public class BatonProperties {
   /** Sets {@code baton.node-id}. */
   public void setNodeId(String nodeId) {
     this.nodeId = nodeId;
+  }
+
+  /** The value of {@code baton.backlog-caps}. */
+  public Map<String, Integer> getBacklogCaps() {
+    return backlogCaps;
+  }
+
+  /** Sets {@code baton.backlog-caps}. */
+  public void setBacklogCaps(Map<String, Integer> backlogCaps) {
+    this.backlogCaps = backlogCaps;
   }
 
   /** The value of {@code baton.queues}. */

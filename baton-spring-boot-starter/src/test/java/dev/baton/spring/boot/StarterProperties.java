@@ -24,7 +24,12 @@ final class StarterProperties {
 
   /** The properties of the starter alone, which set no BatonConfig setting. */
   private static final Set<String> STARTER_OWN_PREFIXES =
-      Set.of("baton.enabled", "baton.migrate", "baton.metrics.", "baton.dashboard.");
+      Set.of(
+          "baton.enabled",
+          "baton.migrate",
+          "baton.backlog-caps",
+          "baton.metrics.",
+          "baton.dashboard.");
 
   /** Whether {@code name} is one of the starter's own properties. */
   static boolean isStarterOwn(String name) {
