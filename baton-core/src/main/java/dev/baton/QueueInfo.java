@@ -10,5 +10,15 @@ import java.time.Instant;
  * @param paused whether it is paused cluster-wide (no node claims its jobs)
  * @param pausedAt when it was paused, or null
  * @param pausedBy the node or user that paused it, or null
+ * @param concurrencyLimit the most of its jobs that run at once across the cluster, or null when it
+ *     has no such limit (then only each node's own concurrency bounds it); see {@code
+ *     BatonAdmin#limitConcurrency}
  */
-public record QueueInfo(String name, boolean paused, Instant pausedAt, String pausedBy) {}
+public record QueueInfo(
+    String name, boolean paused, Instant pausedAt, String pausedBy, Integer concurrencyLimit) {
+
+  /** A queue without a cluster-wide concurrency limit. */
+  public QueueInfo(String name, boolean paused, Instant pausedAt, String pausedBy) {
+    this(name, paused, pausedAt, pausedBy, null);
+  }
+}

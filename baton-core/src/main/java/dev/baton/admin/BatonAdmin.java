@@ -226,11 +226,53 @@ public final class BatonAdmin {
     return resumed;
   }
 
+  /**
+   * Sets {@code queue}'s cluster-wide concurrency limit: from the commit of this call on, no claim
+   * on any node lets more than {@code limit} of the queue's jobs run at once, counting every job in
+   * state running (also those of a node that crashed, froze or lost its connection, until they are
+   * rescued). Jobs over the limit stay available and use no attempt. Jobs already running when the
+   * limit is set or lowered finish; the queue then claims nothing until fewer than {@code limit}
+   * run. Every node hears of it at commit (over NOTIFY, else at its next poll); no restart. A limit
+   * of 0 claims nothing, like a pause that lets enqueues and running jobs go on.
+   *
+   * @param queue the queue; it need not be known to any node yet
+   * @param limit the most jobs of the queue running across the cluster, 0 or more
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name or {@code limit} is
+   *     negative
+   */
+  public void limitConcurrency(String queue, int limit, String by) {
+    QueueConfig.requireValidName(queue);
+    if (limit < 0) {
+      throw new InvalidConfigException(
+          "concurrency limit of queue \"" + queue + "\"", "0 or more", limit);
+    }
+    cluster.limitConcurrency(dataSource, queue, limit);
+    log.info("queue {} limited to {} running jobs across the cluster by {}", queue, limit, by);
+  }
+
+  /**
+   * Removes {@code queue}'s cluster-wide concurrency limit: each node's own concurrency bounds it
+   * again, and its claims are the plain claim once every node has heard (at commit over NOTIFY,
+   * else at its next poll). Removing a limit that is not set does nothing.
+   *
+   * @param queue the queue
+   * @param by who removed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void removeConcurrencyLimit(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    cluster.limitConcurrency(dataSource, queue, null);
+    log.info("queue {}: cluster-wide concurrency limit removed by {}", queue, by);
+  }
+
   /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
   public List<QueueInfo> queues() {
     List<QueueInfo> out = new ArrayList<>();
     for (ClusterStore.QueueRow q : cluster.queues(dataSource)) {
-      out.add(new QueueInfo(q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy()));
+      out.add(
+          new QueueInfo(
+              q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy(), q.concurrencyLimit()));
     }
     return out;
   }

@@ -22,6 +22,7 @@ class SchemaNewerThanTheLibraryIsRefusedTest {
   void aClientAndTheMigratorRefuseASchemaNewerThanTheyKnow() {
     int newer = Migrator.QUEUE_VERSION + 1;
     try (Fixture f = new Fixture()) {
+      long recorded = f.count("SELECT count(*) FROM %s.migration WHERE line = 'queue'");
       f.execute(
           "INSERT INTO %s.migration (line, version, name) VALUES ('queue', " + newer + ", 'x')");
       Baton worker =
@@ -49,7 +50,7 @@ class SchemaNewerThanTheLibraryIsRefusedTest {
       // Nothing was changed: every version still recorded, the tables still there.
       assertThat(m.currentVersion()).isEqualTo(newer);
       assertThat(f.count("SELECT count(*) FROM %s.migration WHERE line = 'queue'"))
-          .isEqualTo(newer);
+          .isEqualTo(recorded + 1);
       assertThat(f.count("SELECT count(*) FROM %s.job")).isZero();
     }
   }
@@ -59,13 +60,12 @@ class SchemaNewerThanTheLibraryIsRefusedTest {
     try (Fixture f = new Fixture()) {
       Migrator m = new Migrator(f.dataSource(), f.schema());
       m.down(Migrator.QUEUE_VERSION - 1);
+      int older = m.currentVersion(); // versions need not be contiguous
+      assertThat(older).isLessThan(Migrator.QUEUE_VERSION);
       assertThatThrownBy(m::requireLatest)
           .isInstanceOf(SchemaNotMigratedException.class)
           .hasMessageContaining(
-              "it is at version "
-                  + (Migrator.QUEUE_VERSION - 1)
-                  + ", this library needs "
-                  + Migrator.QUEUE_VERSION);
+              "it is at version " + older + ", this library needs " + Migrator.QUEUE_VERSION);
       m.up();
       m.requireLatest();
     }

@@ -180,10 +180,28 @@ public final class ClusterStore {
       FROM up
       """;
 
+  // Sets or removes (NULL) a queue's cluster-wide concurrency limit (schema version 9). Every
+  // node hears of it on the control channel, to claim the queue with the statement that fits, and
+  // its producers are woken on the insert channel (a raised limit leaves room). Binds: queue,
+  // limit, ctl, ins.
+  private static final String LIMIT_CONCURRENCY =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue (name, concurrency_limit) VALUES (?, ?::int)
+        ON CONFLICT (name) DO UPDATE
+        SET concurrency_limit = excluded.concurrency_limit, updated_at = now()
+        RETURNING name, concurrency_limit
+      )
+      SELECT pg_notify(?, json_build_object('action', 'queue_limited', 'queue', name,
+                                            'limited', concurrency_limit IS NOT NULL)::text),
+             pg_notify(?, name)
+      FROM up
+      """;
+
   // Every queue with a row, a job or a registered node working it.
   private static final String QUEUES =
       """
-      SELECT n.name, q.paused_at, q.paused_by
+      SELECT n.name, q.paused_at, q.paused_by, q.concurrency_limit
       FROM (SELECT name FROM ${schema}.queue
             UNION SELECT DISTINCT queue FROM ${schema}.job
                   WHERE state IN ('available', 'running', 'scheduled', 'retryable')
@@ -211,6 +229,7 @@ public final class ClusterStore {
   private final String resume;
   private final String queues;
   private final String paused;
+  private final String limitConcurrency;
 
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
@@ -230,6 +249,7 @@ public final class ClusterStore {
     this.resume = schema.expand(RESUME);
     this.queues = schema.expand(QUEUES);
     this.paused = schema.expand(PAUSED);
+    this.limitConcurrency = schema.expand(LIMIT_CONCURRENCY);
   }
 
   /** A registered node. */
@@ -269,8 +289,9 @@ public final class ClusterStore {
       Instant renewedAt,
       Instant expiresAt) {}
 
-  /** A queue and whether it is paused. */
-  public record QueueRow(String name, Instant pausedAt, String pausedBy) {}
+  /** A queue, whether it is paused, and its cluster-wide concurrency limit (null: none). */
+  public record QueueRow(
+      String name, Instant pausedAt, String pausedBy, Integer concurrencyLimit) {}
 
   /** Registers (or re-registers) a node. */
   public void register(DataSource ds, NodeRow n, Instant now) {
@@ -536,6 +557,26 @@ public final class ClusterStore {
         });
   }
 
+  /**
+   * Sets {@code queue}'s cluster-wide concurrency limit, or removes it when {@code limit} is null.
+   */
+  public void limitConcurrency(DataSource ds, String queue, Integer limit) {
+    Db.inTransaction(
+        ds,
+        "cannot set the concurrency limit of queue " + queue,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(limitConcurrency)) {
+            ps.setString(1, queue);
+            ps.setObject(2, limit, java.sql.Types.INTEGER);
+            ps.setString(3, schema.controlChannel());
+            ps.setString(4, schema.insertChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
+  }
+
   /** Whether {@code queue} is paused. */
   public boolean paused(DataSource ds, String queue) {
     return Db.inTransaction(
@@ -561,7 +602,12 @@ public final class ClusterStore {
           try (PreparedStatement ps = c.prepareStatement(queues);
               ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-              out.add(new QueueRow(rs.getString(1), Timestamps.instant(rs, 2), rs.getString(3)));
+              out.add(
+                  new QueueRow(
+                      rs.getString(1),
+                      Timestamps.instant(rs, 2),
+                      rs.getString(3),
+                      (Integer) rs.getObject(4)));
             }
           }
           return out;

@@ -24,11 +24,25 @@ import javax.sql.DataSource;
  */
 public final class HolderStore {
 
-  // A queue paused cluster-wide yields no claim: one primary-key probe of the queue table. The
-  // claim on enqueue (EnqueueStore) tests it too. Binds: queue.
+  // A queue paused cluster-wide yields no claim, nor does one with a cluster-wide concurrency
+  // limit (schema version 9), which only CLAIM_LIMITED claims: one primary-key probe of the queue
+  // table, the same probe whether or not the row carries a limit, so a queue without a limit pays
+  // nothing for limits. The claim on enqueue (EnqueueStore) tests it too. Binds: queue.
   @Fragment
-  static final String QUEUE_NOT_PAUSED =
-      "NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)";
+  static final String QUEUE_OPEN_UNLIMITED =
+      """
+      NOT EXISTS (SELECT 1 FROM ${schema}.queue q
+                  WHERE q.name = ? AND (q.paused_at IS NOT NULL OR q.concurrency_limit IS NOT NULL))""";
+
+  // The available jobs of one queue, before any further condition. Binds: queue.
+  @Fragment
+  private static final String AVAILABLE_OF_QUEUE =
+      """
+        SELECT id FROM ${schema}.job
+        WHERE state = 'available' AND queue = ?""";
+
+  // Claim order.
+  @Fragment private static final String IN_CLAIM_ORDER = "  ORDER BY priority, scheduled_at, id";
 
   // The claim picks up to N available ids of one queue in claim order ("picked"), locking them and
   // skipping rows another claimer holds. MATERIALIZED stops the planner from re-running the pick
@@ -44,19 +58,13 @@ public final class HolderStore {
   // kinds, timeout ms, default timeout ms, lease ms.
   @Fragment
   private static final String PICKED =
-      """
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE state = 'available' AND queue = ?
-          AND
-      """
-          + QUEUE_NOT_PAUSED
-          + """
-
-        ORDER BY priority, scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      )""";
+      "picked AS MATERIALIZED (\n"
+          + AVAILABLE_OF_QUEUE
+          + "\n    AND "
+          + QUEUE_OPEN_UNLIMITED
+          + "\n"
+          + IN_CLAIM_ORDER
+          + "\n  LIMIT ?\n  FOR UPDATE SKIP LOCKED\n)";
 
   @Fragment
   private static final String CLAIMED =
@@ -83,6 +91,22 @@ public final class HolderStore {
 
   // Claims, in one autocommit statement. Binds: PICKED's, then CLAIMED's.
   private static final String CLAIM = "WITH " + PICKED + "\n" + CLAIMED;
+
+  // The claim of a queue with a cluster-wide concurrency limit (or one that had a limit when its
+  // producer last heard): CLAIM, but the pick takes only as many as claim_admits (schema version
+  // 9) leaves free. That function locks the queue's row until this statement commits, so the
+  // claims of a limited queue take turns across the cluster, and counts the queue's running jobs
+  // after the lock, in a snapshot of its own. The LIMIT is evaluated once, before the pick locks
+  // any job row. It stays one autocommit statement: no lock is held across a round trip to the
+  // client, so a node frozen or cut off between statements cannot stall the queue. Binds: queue,
+  // queue, limit (as PICKED's), then CLAIMED's.
+  private static final String CLAIM_LIMITED =
+      "WITH picked AS MATERIALIZED (\n"
+          + AVAILABLE_OF_QUEUE
+          + "\n"
+          + IN_CLAIM_ORDER
+          + "\n  LIMIT ${schema}.claim_admits(?, ?)\n  FOR UPDATE SKIP LOCKED\n)\n"
+          + CLAIMED;
 
   // Every write of a holder finds its rows by primary key, one probe per (id, fence) pair (a
   // LATERAL sub-select per pair), and tests the state against (SELECT 'running'::text), never the
@@ -393,6 +417,7 @@ public final class HolderStore {
   private final SchemaName schema;
   private final boolean deletesCompleted;
   private final String claim;
+  private final String claimLimited;
   private final String completeAndClaim;
   private final String completeManyIfHeld;
   private final String finishManyIfHeld;
@@ -412,6 +437,7 @@ public final class HolderStore {
     boolean delete = completed == CompletedRows.DELETED;
     this.deletesCompleted = delete;
     this.claim = schema.expand(CLAIM);
+    this.claimLimited = schema.expand(CLAIM_LIMITED);
     this.completeAndClaim =
         schema.expand(delete ? COMPLETE_AND_CLAIM_DELETING : COMPLETE_AND_CLAIM);
     this.completeManyIfHeld = schema.expand(delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD);
@@ -459,13 +485,31 @@ public final class HolderStore {
     }
   }
 
-  /** Claims up to {@code p.limit()} available jobs of one queue, in one autocommit statement. */
+  /**
+   * Claims up to {@code p.limit()} available jobs of one queue, in one autocommit statement. Claims
+   * nothing when the queue is paused or has a cluster-wide concurrency limit ({@link
+   * #claimLimited}).
+   */
   public List<ClaimedJob> claim(DataSource ds, ClaimParams p) {
+    return claimWith(claim, ds, p);
+  }
+
+  /**
+   * Claims up to {@code p.limit()} available jobs of one queue, and never so many that more of its
+   * jobs run across the cluster than its concurrency limit, in one autocommit statement. The claims
+   * of a limited queue take turns on its row in the queue table. Without a limit it claims as
+   * {@link #claim} does, only dearer.
+   */
+  public List<ClaimedJob> claimLimited(DataSource ds, ClaimParams p) {
+    return claimWith(claimLimited, ds, p);
+  }
+
+  private List<ClaimedJob> claimWith(String sql, DataSource ds, ClaimParams p) {
     return Db.inTransaction(
         ds,
         "cannot claim jobs (queue=" + p.queue() + ")",
         c -> {
-          try (PreparedStatement ps = c.prepareStatement(claim)) {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
             bindClaim(c, ps, 1, p);
             List<ClaimedJob> out = new ArrayList<>(p.limit());
             try (ResultSet rs = ps.executeQuery()) {

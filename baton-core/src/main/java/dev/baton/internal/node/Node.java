@@ -450,6 +450,12 @@ public final class Node {
       }
     } else if ("queue_resumed".equals(action)) {
       wake(msg.path("queue").asText());
+    } else if ("queue_limited".equals(action)) {
+      Producer p = producers.get(msg.path("queue").asText());
+      if (p != null) {
+        p.limited(msg.path("limited").asBoolean());
+        p.wake();
+      }
     } else if ("cancel".equals(action)) {
       RunningJob rj = held.get(msg.path("job_id").asLong());
       if (rj != null && rj.fence() == msg.path("fence").asLong()) {

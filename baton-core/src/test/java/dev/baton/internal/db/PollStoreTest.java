@@ -22,14 +22,17 @@ class PollStoreTest {
       insert(f, "busy", "running");
       insert(f, "done", "completed");
       insert(f, "unasked", "available");
+      insert(f, "limited", "available");
       f.execute("INSERT INTO %s.queue (name, paused_at, paused_by) VALUES ('paused', now(), 'x')");
       f.execute("INSERT INTO %s.queue (name) VALUES ('ready')");
+      f.execute("INSERT INTO %s.queue (name, concurrency_limit) VALUES ('limited', 2)");
       PollStore store = new PollStore(SchemaName.of(f.schema()));
 
       assertThat(
               store.findQueuesWithAvailableJobs(
-                  f.dataSource(), List.of("ready", "paused", "later", "busy", "done", "empty")))
-          .containsExactly("ready");
+                  f.dataSource(),
+                  List.of("ready", "paused", "later", "busy", "done", "empty", "limited")))
+          .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("ready", false, "limited", true));
       assertThat(store.findQueuesWithAvailableJobs(f.dataSource(), List.of())).isEmpty();
     }
   }

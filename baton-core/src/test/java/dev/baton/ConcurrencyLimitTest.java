@@ -1,0 +1,233 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.admin.BatonAdmin;
+import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.Finish;
+import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.db.SchemaName;
+import dev.baton.testing.Fixture;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A queue's cluster-wide concurrency limit (invariant 11 of DESIGN.md, for claims racing in one
+ * process; {@code ConcurrencyLimitIT} adds crashes, freezes and lost connections across processes):
+ * never more of the queue's jobs running than the limit, whatever the claims that race for it; jobs
+ * over the limit stay available with their attempt untouched; and a queue without a limit claims
+ * with the plain claim, which never waits for the queue's row.
+ */
+class ConcurrencyLimitTest {
+
+  record Ping(int n) implements JobArgs {}
+
+  private static final String QUEUE = "limited";
+
+  @Test
+  void racingClaimsNeverRunMoreThanTheLimit() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      enqueue(f, QUEUE, 2_000);
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 5, "test");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      int claimers = 8;
+      CyclicBarrier start = new CyclicBarrier(claimers);
+      AtomicBoolean done = new AtomicBoolean();
+      AtomicInteger claims = new AtomicInteger();
+      AtomicInteger mostAtOnce = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(claimers + 1);
+      try {
+        Future<?> sampler =
+            pool.submit(
+                () -> {
+                  while (!done.get()) {
+                    int running = (int) f.count(runningOf(QUEUE));
+                    mostAtOnce.accumulateAndGet(running, Math::max);
+                  }
+                  return null;
+                });
+        List<Future<?>> workers = new ArrayList<>();
+        for (int w = 0; w < claimers; w++) {
+          int n = w;
+          workers.add(
+              pool.submit(
+                  () -> {
+                    for (int round = 0; round < 40; round++) {
+                      start.await(10, TimeUnit.SECONDS); // every claimer at once, each round
+                      List<ClaimedJob> got = store.claimLimited(f.dataSource(), params("n" + n));
+                      claims.addAndGet(got.size());
+                      int running = (int) f.count(runningOf(QUEUE));
+                      mostAtOnce.accumulateAndGet(running, Math::max);
+                      start.await(10, TimeUnit.SECONDS);
+                      List<Finish> finishes = new ArrayList<>();
+                      for (ClaimedJob j : got) {
+                        finishes.add(Finish.completed(j.id(), j.fence()));
+                      }
+                      store.finishIfHeld(f.dataSource(), finishes);
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> w : workers) {
+          w.get(120, TimeUnit.SECONDS);
+        }
+        done.set(true);
+        sampler.get(10, TimeUnit.SECONDS);
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(mostAtOnce.get()).as("most jobs of the queue running at once").isEqualTo(5);
+      // Each round the claimers together take exactly what the limit leaves: 5.
+      assertThat(claims.get()).isEqualTo(40 * 5);
+      assertThat(f.count(runningOf(QUEUE))).isZero();
+      assertThat(f.count("SELECT count(*) FROM %s.job WHERE state = 'available' AND attempt > 0"))
+          .as("jobs over the limit keep their attempts")
+          .isZero();
+    }
+  }
+
+  @Test
+  void thePlainClaimTakesNothingFromALimitedQueueNorDoesTheClaimOnEnqueue() {
+    try (Fixture f = new Fixture()) {
+      enqueue(f, QUEUE, 3);
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 2, "test");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      assertThat(store.claim(f.dataSource(), params("a"))).isEmpty();
+      assertThat(store.claimLimited(f.dataSource(), params("a"))).hasSize(2);
+      assertThat(store.claimLimited(f.dataSource(), params("b"))).isEmpty();
+
+      Baton baton =
+          f.start(
+              f.config().queue(QUEUE, 4).pollOnly(true).pollInterval(Duration.ofHours(1)).build(),
+              b -> b.handler(Ping.class, (ctx, a) -> Fixture.blockUntilInterrupted()));
+      EnqueueResult r = baton.enqueue(new Ping(9), EnqueueOptions.builder().queue(QUEUE).build());
+      assertThat(r.job().state())
+          .as("claim on enqueue in a limited queue")
+          .isEqualTo(JobState.AVAILABLE);
+      assertThat(f.count(runningOf(QUEUE))).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aLimitSetOrRaisedAtRunTimeReachesARunningNode() {
+    try (Fixture f = new Fixture()) {
+      BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+      Baton baton =
+          f.start(
+              f.config().queue(QUEUE, 6).pollInterval(Duration.ofMillis(200)).build(),
+              b -> b.handler(Ping.class, (ctx, a) -> Fixture.blockUntilInterrupted()));
+      admin.limitConcurrency(QUEUE, 2, "test");
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  admin.queues().stream()
+                      .anyMatch(q -> Integer.valueOf(2).equals(q.concurrencyLimit())));
+      for (int i = 0; i < 10; i++) {
+        baton.enqueue(new Ping(i), EnqueueOptions.builder().queue(QUEUE).build());
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.count(runningOf(QUEUE)) == 2);
+      admin.limitConcurrency(QUEUE, 4, "test");
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.count(runningOf(QUEUE)) == 4);
+      admin.removeConcurrencyLimit(QUEUE, "test");
+      await().atMost(Duration.ofSeconds(10)).until(() -> f.count(runningOf(QUEUE)) == 6);
+      assertThat(f.count(runningOf(QUEUE))).isEqualTo(6);
+    }
+  }
+
+  /**
+   * A queue without a limit pays nothing for limits: its node claims (and completes with its
+   * claims) while another transaction holds its row in the queue table locked, which every claim of
+   * a limited queue would wait for; and the plain claim's plan reads no running job.
+   */
+  @Test
+  void aQueueWithoutALimitClaimsWithoutWaitingForItsRow() throws Exception {
+    try (Fixture f = new Fixture()) {
+      f.execute("INSERT INTO %s.queue (name) VALUES ('free')");
+      try (Connection holder = f.dataSource().getConnection()) {
+        holder.setAutoCommit(false);
+        try (Statement st = holder.createStatement()) {
+          st.execute("SELECT 1 FROM " + f.schema() + ".queue WHERE name = 'free' FOR UPDATE");
+        }
+        AtomicInteger ran = new AtomicInteger();
+        Baton baton =
+            f.start(
+                f.config().queue("free", 4).build(),
+                b -> b.handler(Ping.class, (ctx, a) -> ran.incrementAndGet()));
+        for (int i = 0; i < 50; i++) {
+          baton.enqueue(new Ping(i), EnqueueOptions.builder().queue("free").build());
+        }
+        await("50 jobs run while the queue's row is locked")
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> ran.get() == 50);
+        holder.rollback();
+      }
+      try (Connection c = f.dataSource().getConnection();
+          Statement st = c.createStatement()) {
+        st.execute("SET plan_cache_mode = force_generic_plan");
+        st.execute(
+            "PREPARE plain_claim(text, text, int, text, bigint, text[], bigint[], bigint, bigint) AS "
+                + plainClaimSql(f));
+        StringBuilder plan = new StringBuilder();
+        try (ResultSet rs =
+            st.executeQuery(
+                "EXPLAIN EXECUTE plain_claim('free', 'free', 5, 'n', 1000, '{}', '{}', 1000, 1000)")) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+        assertThat(plan.toString())
+            .doesNotContain("job_running_idx")
+            .doesNotContain("claim_admits")
+            .doesNotContain("LockRows on queue");
+      }
+    }
+  }
+
+  private static String plainClaimSql(Fixture f) throws Exception {
+    java.lang.reflect.Field claim = HolderStore.class.getDeclaredField("claim");
+    claim.setAccessible(true);
+    String sql = (String) claim.get(new HolderStore(SchemaName.of(f.schema())));
+    StringBuilder numbered = new StringBuilder();
+    int n = 0;
+    for (char ch : sql.toCharArray()) {
+      if (ch == '?') {
+        numbered.append('$').append(++n);
+      } else {
+        numbered.append(ch);
+      }
+    }
+    return numbered.toString();
+  }
+
+  private static String runningOf(String queue) {
+    return "SELECT count(*) FROM %s.job WHERE state = 'running' AND queue = '" + queue + "'";
+  }
+
+  private static HolderStore.ClaimParams params(String node) {
+    return new HolderStore.ClaimParams(
+        QUEUE, 3, node, Duration.ofMinutes(1), new String[0], new Long[0], Duration.ofMinutes(1));
+  }
+
+  private static void enqueue(Fixture f, String queue, int n) {
+    f.execute(
+        "INSERT INTO %s.job (queue, kind, args) SELECT '"
+            + queue
+            + "', 'ping', '{}'::jsonb FROM generate_series(1, "
+            + n
+            + ")");
+  }
+}
