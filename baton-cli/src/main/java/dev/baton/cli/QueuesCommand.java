@@ -9,15 +9,17 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code baton queues list|pause Q|resume Q}. */
+/** {@code baton queues list|pause Q|resume Q|limit Q N|unlimit Q}. */
 @Command(
     name = "queues",
     mixinStandardHelpOptions = true,
-    description = "List, pause and resume queues, cluster-wide.",
+    description = "List, pause, resume and limit queues, cluster-wide.",
     subcommands = {
       QueuesCommand.ListQueues.class,
       QueuesCommand.Pause.class,
-      QueuesCommand.Resume.class
+      QueuesCommand.Resume.class,
+      QueuesCommand.Limit.class,
+      QueuesCommand.Unlimit.class
     })
 final class QueuesCommand extends BaseCommand implements Callable<Integer> {
 
@@ -32,6 +34,7 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
     o.put("paused", q.paused());
     o.put("paused_at", q.pausedAt() == null ? null : q.pausedAt().toString());
     o.put("paused_by", q.pausedBy());
+    o.put("concurrency_limit", q.concurrencyLimit());
     return o;
   }
 
@@ -61,9 +64,14 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
         out().println("no queues");
         return BatonCli.OK;
       }
-      Output.Table t = new Output.Table("NAME", "PAUSED", "PAUSED_AT", "PAUSED_BY");
+      Output.Table t = new Output.Table("NAME", "PAUSED", "PAUSED_AT", "PAUSED_BY", "LIMIT");
       for (QueueInfo q : queues) {
-        t.row(q.name(), q.paused() ? "yes" : "no", Output.time(q.pausedAt()), q.pausedBy());
+        t.row(
+            q.name(),
+            q.paused() ? "yes" : "no",
+            Output.time(q.pausedAt()),
+            q.pausedBy(),
+            q.concurrencyLimit() == null ? "-" : q.concurrencyLimit().toString());
       }
       t.print(out());
       return BatonCli.OK;
@@ -129,6 +137,73 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
         out()
             .println(
                 resumed ? "queue " + queue + " resumed" : "queue " + queue + " was not paused");
+      }
+      return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues limit Q N}. */
+  @Command(
+      name = "limit",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Limit a queue's jobs running at once across the whole cluster, on every node without a"
+            + " restart. Jobs over the limit wait (available, no attempt used); running jobs"
+            + " finish."
+      })
+  static final class Limit extends BaseCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Parameters(
+        index = "1",
+        paramLabel = "N",
+        description = "Jobs of the queue running at once across the cluster, 0..1000000")
+    int limit;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      admin.limitConcurrency(queue, limit, Database.operatorId());
+      if (json()) {
+        ObjectNode o = Output.object();
+        o.put("outcome", "limited");
+        o.set("queue", QueuesCommand.json(find(admin, queue)));
+        Output.printJson(out(), o);
+      } else {
+        out()
+            .println(
+                "queue " + queue + " limited to " + limit + " running jobs across the cluster");
+      }
+      return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues unlimit Q}. */
+  @Command(
+      name = "unlimit",
+      mixinStandardHelpOptions = true,
+      description = "Remove a queue's cluster-wide concurrency limit, on every node.")
+  static final class Unlimit extends BaseCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      boolean had = find(admin, queue).concurrencyLimit() != null;
+      admin.removeConcurrencyLimit(queue, Database.operatorId());
+      if (json()) {
+        ObjectNode o = Output.object();
+        o.put("outcome", had ? "unlimited" : "not_limited");
+        o.set("queue", QueuesCommand.json(find(admin, queue)));
+        Output.printJson(out(), o);
+      } else {
+        out()
+            .println(
+                had
+                    ? "queue " + queue + " has no cluster-wide concurrency limit now"
+                    : "queue " + queue + " had no cluster-wide concurrency limit");
       }
       return BatonCli.OK;
     }

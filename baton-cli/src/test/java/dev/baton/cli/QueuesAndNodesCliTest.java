@@ -54,6 +54,33 @@ class QueuesAndNodesCliTest {
   }
 
   @Test
+  void limitAndUnlimitAQueue() {
+    CliRunner.Result limited = cli.run("queues", "limit", "payments", "5");
+    assertThat(limited.exitCode()).as(limited.err()).isZero();
+    assertThat(limited.out())
+        .isEqualTo("queue payments limited to 5 running jobs across the cluster\n");
+    JsonNode payments = null;
+    for (JsonNode q : cli.run("queues", "list", "--json").json()) {
+      if (q.path("name").asText().equals("payments")) {
+        payments = q;
+      }
+    }
+    assertThat(payments).isNotNull();
+    assertThat(payments.path("concurrency_limit").asInt()).isEqualTo(5);
+    assertThat(cli.run("queues", "list").out()).contains("LIMIT");
+
+    JsonNode unlimited = cli.run("queues", "unlimit", "payments", "--json").json();
+    assertThat(unlimited.path("outcome").asText()).isEqualTo("unlimited");
+    assertThat(unlimited.path("queue").path("concurrency_limit").isNull()).isTrue();
+    assertThat(cli.run("queues", "unlimit", "payments").out())
+        .isEqualTo("queue payments had no cluster-wide concurrency limit\n");
+
+    CliRunner.Result negative = cli.run("queues", "limit", "payments", "-1");
+    assertThat(negative.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(negative.err()).contains("0..1000000").contains("-1");
+  }
+
+  @Test
   void anInvalidQueueNameIsAUsageError() {
     CliRunner.Result r = cli.run("queues", "pause", "-bad name");
     assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);

@@ -236,16 +236,16 @@ public final class BatonAdmin {
    * of 0 claims nothing, like a pause that lets enqueues and running jobs go on.
    *
    * @param queue the queue; it need not be known to any node yet
-   * @param limit the most jobs of the queue running across the cluster, 0 or more
+   * @param limit the most jobs of the queue running across the cluster, 0..1,000,000
    * @param by who set it, for the log
    * @throws InvalidConfigException if {@code queue} is not a valid queue name or {@code limit} is
-   *     negative
+   *     out of range
    */
   public void limitConcurrency(String queue, int limit, String by) {
     QueueConfig.requireValidName(queue);
-    if (limit < 0) {
+    if (limit < 0 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
       throw new InvalidConfigException(
-          "concurrency limit of queue \"" + queue + "\"", "0 or more", limit);
+          "concurrency limit of queue \"" + queue + "\"", "0..1000000", limit);
     }
     cluster.limitConcurrency(dataSource, queue, limit);
     log.info("queue {} limited to {} running jobs across the cluster by {}", queue, limit, by);

@@ -152,6 +152,10 @@ public final class Node {
    */
   public void start() {
     boolean works = !handlers.isEmpty() && !config.queues().isEmpty();
+    // The cluster-wide limits this client's config sets: one statement each, before any claim.
+    config
+        .concurrencyLimits()
+        .forEach((queue, limit) -> clusterStore.limitConcurrency(dataSource, queue, limit));
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;
@@ -187,7 +191,9 @@ public final class Node {
                   config.heartbeatInterval(),
                   locksSession() ? new Heartbeater.NodeLock(clusterStore, config.nodeId()) : null));
       for (QueueConfig q : config.queues().values()) {
-        producers.put(q.name(), newProducer(q, completer));
+        Producer p = newProducer(q, completer);
+        p.limited(config.concurrencyLimits().containsKey(q.name()));
+        producers.put(q.name(), p);
       }
       poller =
           new Poller(
