@@ -68,6 +68,20 @@ class QueuesAndNodesCliTest {
     assertThat(payments).isNotNull();
     assertThat(payments.path("concurrency_limit").asInt()).isEqualTo(5);
     assertThat(cli.run("queues", "list").out()).contains("LIMIT");
+    cli.enqueue("q_job", "--queue", "payments");
+    cli.enqueue("q_job", "--queue", "payments");
+    CliRunner.Result stats = cli.run("stats");
+    assertThat(stats.exitCode()).as(stats.err()).isZero();
+    assertThat(stats.out()).contains("WAITING_FOR_LIMIT");
+    JsonNode statsJson = null;
+    for (JsonNode q : cli.run("stats", "--json").json()) {
+      if (q.path("queue").asText().equals("payments")) {
+        statsJson = q;
+      }
+    }
+    assertThat(statsJson).isNotNull();
+    assertThat(statsJson.path("concurrency_limit").asInt()).isEqualTo(5);
+    assertThat(statsJson.path("waiting_for_limit").asInt()).isZero(); // 2 available, 5 free
 
     JsonNode unlimited = cli.run("queues", "unlimit", "payments", "--json").json();
     assertThat(unlimited.path("outcome").asText()).isEqualTo("unlimited");

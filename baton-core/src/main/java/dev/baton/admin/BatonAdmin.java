@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Jobs: {@link #get}, {@link #list}, {@link #page} and {@link #count} (keyset pages for a
  *       person browsing), {@link #enqueue} by kind name, {@link #retry}, {@link #runNow}, {@link
  *       #cancel}, {@link #delete}.
- *   <li>Queues: {@link #pause}, {@link #resume}, {@link #queues} (which are paused), {@link #stats}
- *       (depth, age, throughput) and {@link #completions} (throughput over time).
+ *   <li>Queues: {@link #pause}, {@link #resume}, {@link #limitConcurrency}, {@link
+ *       #removeConcurrencyLimit}, {@link #queues} (which are paused or limited), {@link #limits},
+ *       {@link #stats} (depth, age, throughput) and {@link #completions} (throughput over time).
  *   <li>Cluster: {@link #nodes}, {@link #leader}, {@link #periodic} schedules.
  * </ul>
  *
@@ -286,6 +287,15 @@ public final class BatonAdmin {
    */
   public List<StatsAdmin.QueueStats> stats() {
     return stats.queues();
+  }
+
+  /**
+   * Every queue with a cluster-wide concurrency limit: the limit, the jobs running (the share of
+   * the limit in use) and the jobs waiting for the limit. See {@link StatsAdmin#limits()}, which
+   * this is.
+   */
+  public List<StatsAdmin.QueueLimit> limits() {
+    return stats.limits();
   }
 
   /**
