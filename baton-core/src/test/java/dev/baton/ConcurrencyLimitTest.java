@@ -100,6 +100,69 @@ class ConcurrencyLimitTest {
   }
 
   @Test
+  void racingKeyedClaimsNeverRunTwoJobsOfAKeyAtOnceAndFillEveryKey() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c' || (g % 20))"
+              + " FROM generate_series(1, 1000) g");
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      String mostOfAKey =
+          "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM %s.job"
+              + " WHERE state = 'running' GROUP BY args ->> 'customer') r";
+      int claimers = 8;
+      CyclicBarrier start = new CyclicBarrier(claimers);
+      AtomicInteger claims = new AtomicInteger();
+      AtomicInteger mostAtOnce = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(claimers);
+      try {
+        List<Future<?>> workers = new ArrayList<>();
+        for (int w = 0; w < claimers; w++) {
+          int n = w;
+          workers.add(
+              pool.submit(
+                  () -> {
+                    // Each round's jobs run on through the next round's claim: their keys
+                    // must have no room then.
+                    List<ClaimedJob> previous = List.of();
+                    for (int round = 0; round <= 20; round++) {
+                      start.await(10, TimeUnit.SECONDS);
+                      List<ClaimedJob> got =
+                          round == 20
+                              ? List.of()
+                              : store.claimKeyed(f.dataSource(), params("n" + n));
+                      claims.addAndGet(got.size());
+                      mostAtOnce.accumulateAndGet((int) f.count(mostOfAKey), Math::max);
+                      start.await(10, TimeUnit.SECONDS);
+                      List<Finish> finishes = new ArrayList<>();
+                      for (ClaimedJob j : previous) {
+                        finishes.add(Finish.completed(j.id(), j.fence()));
+                      }
+                      store.finishIfHeld(f.dataSource(), finishes);
+                      previous = got;
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> w : workers) {
+          w.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(mostAtOnce.get()).as("most jobs of one key running at once").isEqualTo(1);
+      // 8 claimers x 3 slots ask for 24 each round; the 20 keys leave room for 20 every other
+      // round (in between, each key still runs the job of the round before)
+      assertThat(claims.get()).isEqualTo(10 * 20);
+      // the plain and the queue-wide claims take nothing from a queue limited per key
+      assertThat(store.claim(f.dataSource(), params("x"))).isEmpty();
+      assertThat(store.claimLimited(f.dataSource(), params("x"))).isEmpty();
+    }
+  }
+
+  @Test
   void thePlainClaimTakesNothingFromALimitedQueueNorDoesTheClaimOnEnqueue() {
     try (Fixture f = new Fixture()) {
       enqueue(f, QUEUE, 3);

@@ -267,6 +267,56 @@ public final class BatonAdmin {
     log.info("queue {}: cluster-wide concurrency limit removed by {}", queue, by);
   }
 
+  /**
+   * Limits {@code queue} per key: from the commit of this call on, no claim on any node lets more
+   * than {@code limit} of the queue's jobs with one key run at once, the key of a job being the
+   * text of its args' field {@code argsField} ({@code args ->> argsField}; a job without the field
+   * has the key {@code ""}). Counted as {@link #limitConcurrency} counts (every job in state
+   * running, also a crashed or frozen node's until rescued); jobs over the limit stay available and
+   * use no attempt, and jobs of other keys go past them. A queue-wide limit, if set, holds as well.
+   * Every node hears of it at commit (else at its next poll); no restart. A claim of such a queue
+   * reads every available job of the queue (to rank them by key): its cost grows with the queue's
+   * backlog.
+   *
+   * @param queue the queue
+   * @param argsField the top-level field of the jobs' args that holds the key, 1-128 characters
+   * @param limit jobs of one key running at once across the cluster, 1..1,000,000
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if a value is out of range
+   */
+  public void limitConcurrencyPerKey(String queue, String argsField, int limit, String by) {
+    QueueConfig.requireValidName(queue);
+    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+      throw new InvalidConfigException(
+          "key field of queue \"" + queue + "\"", "1-128 characters", argsField);
+    }
+    if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", limit);
+    }
+    cluster.limitConcurrencyPerKey(dataSource, queue, argsField, limit);
+    log.info(
+        "queue {} limited to {} running jobs per key (args field {}) across the cluster by {}",
+        queue,
+        limit,
+        argsField,
+        by);
+  }
+
+  /**
+   * Removes {@code queue}'s concurrency limit per key (a queue-wide limit stays). Removing a limit
+   * that is not set does nothing.
+   *
+   * @param queue the queue
+   * @param by who removed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void removeConcurrencyLimitPerKey(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    cluster.limitConcurrencyPerKey(dataSource, queue, null, null);
+    log.info("queue {}: concurrency limit per key removed by {}", queue, by);
+  }
+
   /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
   public List<QueueInfo> queues() {
     List<QueueInfo> out = new ArrayList<>();

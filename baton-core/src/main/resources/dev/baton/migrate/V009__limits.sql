@@ -1,19 +1,31 @@
--- Baton schema version 9: a cluster-wide concurrency limit per queue.
+-- Baton schema version 9: cluster-wide concurrency limits, per queue and per key.
 -- ${schema} is replaced by the configured schema name, validated and quoted by the Migrator.
 --
 -- A queue's concurrency is otherwise per node (its slots). A limit set here holds across the
--- whole cluster: never more of the queue's jobs running than concurrency_limit. NULL (the
--- default) is no limit, and a queue without one claims with the same statement as before this
--- version: HolderStore's claim only tests the column on the queue row it already probes for a
--- pause, and claims nothing there when a limit is set.
-ALTER TABLE ${schema}.queue ADD COLUMN concurrency_limit int
-    CONSTRAINT queue_concurrency_limit_check CHECK (concurrency_limit >= 0);
+-- whole cluster: never more of the queue's jobs running than concurrency_limit, and, for a queue
+-- partitioned by a field of its jobs' args (key_field, read as args ->> key_field; a job without
+-- it has the key ''), never more than key_limit running per key. NULL (the default) is no limit,
+-- and a queue without one claims with the same statement as before this version: HolderStore's
+-- claim only tests the columns on the queue row it already probes for a pause, and claims
+-- nothing there when a limit is set.
+ALTER TABLE ${schema}.queue
+    ADD COLUMN concurrency_limit int
+        CONSTRAINT queue_concurrency_limit_check CHECK (concurrency_limit >= 0),
+    ADD COLUMN key_field text,
+    ADD COLUMN key_limit int,
+    ADD CONSTRAINT queue_key_limit_check CHECK (
+        (key_field IS NULL) = (key_limit IS NULL) AND key_limit >= 1
+        AND length(key_field) BETWEEN 1 AND 128);
 
 COMMENT ON COLUMN ${schema}.queue.concurrency_limit IS
     'Baton: the most jobs of this queue running at once across the cluster; NULL for no limit';
+COMMENT ON COLUMN ${schema}.queue.key_limit IS
+    'Baton: the most jobs of this queue running at once per key (args ->> key_field); NULL for none';
 
 -- How many of p_wanted jobs a claim of a limited queue may take: the limit less the queue's
--- running jobs, never below 0; 0 while the queue is paused; p_wanted when it has no limit.
+-- running jobs, never below 0; 0 while the queue is paused or limited per key (only the keyed
+-- claim, through claim_room, claims there: a producer that has not yet heard of a per-key limit
+-- cannot overstep it); p_wanted when it has no limit.
 --
 -- The claims of a limited queue take turns: this locks the queue's row until the claiming
 -- statement commits. The count must then see every claim committed before the lock was granted,
@@ -26,13 +38,15 @@ CREATE FUNCTION ${schema}.claim_admits(p_queue text, p_wanted int) RETURNS int
     LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     lim int;
+    keyed boolean;
     paused boolean;
     busy int;
 BEGIN
-    SELECT q.concurrency_limit, q.paused_at IS NOT NULL INTO lim, paused
+    SELECT q.concurrency_limit, q.key_limit IS NOT NULL, q.paused_at IS NOT NULL
+    INTO lim, keyed, paused
     FROM ${schema}.queue q WHERE q.name = p_queue
     FOR NO KEY UPDATE;
-    IF paused THEN
+    IF paused OR keyed THEN
         RETURN 0;
     END IF;
     IF lim IS NULL THEN
@@ -40,5 +54,39 @@ BEGIN
     END IF;
     SELECT count(*) INTO busy FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = p_queue;
     RETURN greatest(0, least(p_wanted, lim - busy));
+END
+$$;
+
+-- What a keyed claim may take, decided as claim_admits decides it (the queue's row locked until
+-- the claim commits, the running jobs counted after the lock, in snapshots of their own):
+-- {"admit": jobs the queue-wide limit leaves (absent without one; 0 while paused), "field": the
+-- key field, "limit": the per-key limit (both absent without one), "running": {key: running jobs
+-- of that key}}.
+CREATE FUNCTION ${schema}.claim_room(p_queue text) RETURNS jsonb
+    LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    q record;
+    busy int;
+    by_key jsonb;
+BEGIN
+    SELECT concurrency_limit, key_field, key_limit, paused_at IS NOT NULL AS paused INTO q
+    FROM ${schema}.queue WHERE name = p_queue
+    FOR NO KEY UPDATE;
+    IF q.paused THEN
+        RETURN jsonb_build_object('admit', 0);
+    END IF;
+    SELECT count(*) INTO busy FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = p_queue;
+    IF q.key_field IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(r.k, r.n), '{}') INTO by_key FROM (
+            SELECT coalesce(j.args ->> q.key_field, '') AS k, count(*) AS n
+            FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = p_queue
+            GROUP BY 1) r;
+    END IF;
+    RETURN jsonb_strip_nulls(jsonb_build_object(
+        'admit', CASE WHEN q.concurrency_limit IS NOT NULL
+                      THEN greatest(0, q.concurrency_limit - busy) END,
+        'field', q.key_field,
+        'limit', q.key_limit,
+        'running', by_key));
 END
 $$;

@@ -180,6 +180,17 @@ public final class ClusterStore {
       FROM up
       """;
 
+  // The announcement of a changed limit ("up": the queue's name and its claim mode): on the
+  // control channel, so that every node claims the queue with the statement that fits, and on the
+  // insert channel, to wake its producers (a raised limit leaves room). Binds: ctl, ins.
+  @Fragment
+  private static final String LIMITED_ANSWER =
+      """
+      SELECT pg_notify(?, json_build_object('action', 'queue_limited', 'queue', name,
+                                            'mode', mode)::text),
+             pg_notify(?, name)
+      FROM up""";
+
   // Sets or removes (NULL) a queue's cluster-wide concurrency limit (schema version 9). Every
   // node hears of it on the control channel, to claim the queue with the statement that fits, and
   // its producers are woken on the insert channel (a raised limit leaves room). Binds: queue,
@@ -187,16 +198,29 @@ public final class ClusterStore {
   private static final String LIMIT_CONCURRENCY =
       """
       WITH up AS (
-        INSERT INTO ${schema}.queue (name, concurrency_limit) VALUES (?, ?::int)
+        INSERT INTO ${schema}.queue AS q (name, concurrency_limit) VALUES (?, ?::int)
         ON CONFLICT (name) DO UPDATE
         SET concurrency_limit = excluded.concurrency_limit, updated_at = now()
-        RETURNING name, concurrency_limit
-      )
-      SELECT pg_notify(?, json_build_object('action', 'queue_limited', 'queue', name,
-                                            'limited', concurrency_limit IS NOT NULL)::text),
-             pg_notify(?, name)
-      FROM up
-      """;
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
+
+  // Sets or removes (NULLs) a queue's concurrency limit per key: at most key_limit of its jobs
+  // running per value of args ->> key_field. Announced as LIMIT_CONCURRENCY's. Binds: queue, field,
+  // limit, ctl, ins.
+  private static final String LIMIT_CONCURRENCY_PER_KEY =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue AS q (name, key_field, key_limit) VALUES (?, ?, ?::int)
+        ON CONFLICT (name) DO UPDATE
+        SET key_field = excluded.key_field, key_limit = excluded.key_limit, updated_at = now()
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
 
   // Every queue with a row, a job or a registered node working it.
   private static final String QUEUES =
@@ -230,6 +254,7 @@ public final class ClusterStore {
   private final String queues;
   private final String paused;
   private final String limitConcurrency;
+  private final String limitConcurrencyPerKey;
 
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
@@ -250,6 +275,7 @@ public final class ClusterStore {
     this.queues = schema.expand(QUEUES);
     this.paused = schema.expand(PAUSED);
     this.limitConcurrency = schema.expand(LIMIT_CONCURRENCY);
+    this.limitConcurrencyPerKey = schema.expand(LIMIT_CONCURRENCY_PER_KEY);
   }
 
   /** A registered node. */
@@ -570,6 +596,28 @@ public final class ClusterStore {
             ps.setObject(2, limit, java.sql.Types.INTEGER);
             ps.setString(3, schema.controlChannel());
             ps.setString(4, schema.insertChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
+  }
+
+  /**
+   * Sets {@code queue}'s concurrency limit per key (the value of {@code args ->> field}), or
+   * removes it when {@code field} and {@code limit} are null.
+   */
+  public void limitConcurrencyPerKey(DataSource ds, String queue, String field, Integer limit) {
+    Db.inTransaction(
+        ds,
+        "cannot set the concurrency limit per key of queue " + queue,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(limitConcurrencyPerKey)) {
+            ps.setString(1, queue);
+            ps.setString(2, field);
+            ps.setObject(3, limit, java.sql.Types.INTEGER);
+            ps.setString(4, schema.controlChannel());
+            ps.setString(5, schema.insertChannel());
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next();
             }

@@ -21,11 +21,16 @@ public final class PollStore {
   // primary-key probe of the queue table: the same conditions a claim's pick tests, so a queue is
   // named exactly when its claim could take a job. Rows another node has locked for its claim
   // still count; that claim then finds nothing, which costs one statement, not a missed job. Each
-  // queue named says whether it has a cluster-wide concurrency limit (schema version 9), so that
-  // its producers claim with the statement that fits it. Binds: queue names.
+  // queue named says which claim its limits call for (schema version 9), so that its producers
+  // claim with the statement that fits it. Binds: queue names.
   private static final String FIND_QUEUES_WITH_AVAILABLE_JOBS =
       """
-      SELECT w.name, q.concurrency_limit IS NOT NULL AS limited FROM unnest(?::text[]) AS w(name)
+      SELECT w.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + """
+       AS mode
+      FROM unnest(?::text[]) AS w(name)
       LEFT JOIN ${schema}.queue q ON q.name = w.name
       WHERE EXISTS (SELECT 1 FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = w.name)
         AND q.paused_at IS NULL
@@ -39,21 +44,22 @@ public final class PollStore {
   }
 
   /**
-   * Those of {@code queues} that have an available job and are not paused, each with whether it has
-   * a cluster-wide concurrency limit.
+   * Those of {@code queues} that have an available job and are not paused, each with the claim its
+   * limits call for.
    */
-  public Map<String, Boolean> findQueuesWithAvailableJobs(DataSource ds, List<String> queues) {
+  public Map<String, HolderStore.ClaimMode> findQueuesWithAvailableJobs(
+      DataSource ds, List<String> queues) {
     return Db.inTransaction(
         ds,
         "cannot poll queues " + queues,
         c -> {
-          Map<String, Boolean> out = new HashMap<>();
+          Map<String, HolderStore.ClaimMode> out = new HashMap<>();
           try (PreparedStatement ps = c.prepareStatement(findQueuesWithAvailableJobs)) {
             Array names = c.createArrayOf("text", queues.toArray());
             ps.setArray(1, names);
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
-                out.put(rs.getString(1), rs.getBoolean(2));
+                out.put(rs.getString(1), HolderStore.ClaimMode.of(rs.getString(2)));
               }
             }
           }

@@ -192,7 +192,9 @@ public final class Node {
                   locksSession() ? new Heartbeater.NodeLock(clusterStore, config.nodeId()) : null));
       for (QueueConfig q : config.queues().values()) {
         Producer p = newProducer(q, completer);
-        p.limited(config.concurrencyLimits().containsKey(q.name()));
+        if (config.concurrencyLimits().containsKey(q.name())) {
+          p.mode(HolderStore.ClaimMode.LIMITED); // the first poll corrects it if keyed
+        }
         producers.put(q.name(), p);
       }
       poller =
@@ -459,7 +461,7 @@ public final class Node {
     } else if ("queue_limited".equals(action)) {
       Producer p = producers.get(msg.path("queue").asText());
       if (p != null) {
-        p.limited(msg.path("limited").asBoolean());
+        p.mode(HolderStore.ClaimMode.of(msg.path("mode").asText(null)));
         p.wake();
       }
     } else if ("cancel".equals(action)) {

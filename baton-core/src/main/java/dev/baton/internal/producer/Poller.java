@@ -1,6 +1,7 @@
 package dev.baton.internal.producer;
 
 import dev.baton.internal.ServiceState;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.PollStore;
 import java.time.Duration;
 import java.util.List;
@@ -107,11 +108,12 @@ public final class Poller implements dev.baton.internal.Service {
    * has a cluster-wide concurrency limit; returns their queues.
    */
   Set<String> pollOnce() {
-    Map<String, Boolean> ready = store.findQueuesWithAvailableJobs(dataSource, queues);
+    Map<String, HolderStore.ClaimMode> ready =
+        store.findQueuesWithAvailableJobs(dataSource, queues);
     for (Producer p : producers) {
-      Boolean limited = ready.get(p.queue());
-      if (limited != null) {
-        p.limited(limited);
+      HolderStore.ClaimMode mode = ready.get(p.queue());
+      if (mode != null) {
+        p.mode(mode);
         p.wake();
       }
     }

@@ -149,11 +149,12 @@ public final class Producer implements dev.baton.internal.Service {
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
   private volatile boolean slotsWereFull;
-  // Whether the queue has a cluster-wide concurrency limit, as this node last heard (the control
+  // Which claim the queue's cluster-wide limits call for, as this node last heard (the control
   // notification of a change, or the Poller). Only chooses the claim statement: the plain claim
-  // takes nothing from a limited queue, and the limited claim admits what the limit leaves free
-  // whatever this flag says, so a stale flag can delay claims by a poll interval, never overshoot.
-  private volatile boolean limited;
+  // takes nothing from a limited queue, the limited one nothing from a queue limited per key, and
+  // each admits only what the limits leave, so a stale mode can delay claims by a poll interval,
+  // never overshoot a limit.
+  private volatile HolderStore.ClaimMode mode = HolderStore.ClaimMode.PLAIN;
   // Enqueues claiming in their insert (see tryReserve) between reserving a slot and starting or
   // handing back their job; stop() waits for them, so none starts after the client stopped.
   private final AtomicInteger reservations = new AtomicInteger();
@@ -225,8 +226,12 @@ public final class Producer implements dev.baton.internal.Service {
    * ahead would hold a share of the limit without running) and claims again whenever one of its
    * jobs ends. Cheap; safe from any thread.
    */
-  public void limited(boolean limited) {
-    this.limited = limited;
+  public void mode(HolderStore.ClaimMode mode) {
+    this.mode = mode;
+  }
+
+  private boolean limited() {
+    return mode != HolderStore.ClaimMode.PLAIN;
   }
 
   /** Asks for a claim now (there may be new jobs). Cheap; safe from any thread. */
@@ -399,7 +404,7 @@ public final class Producer implements dev.baton.internal.Service {
     inFlight.decrementAndGet();
     // A limited queue's short claim does not mean it is drained: the limit may have cut it, and the
     // job that ended here frees a share of the limit once its completion is written.
-    if (slotsWereFull || limited) {
+    if (slotsWereFull || limited()) {
       wake();
     }
   }
@@ -418,7 +423,7 @@ public final class Producer implements dev.baton.internal.Service {
    * lease after which it is handed back.
    */
   int depth() {
-    if (limited) {
+    if (limited()) {
       return 0;
     }
     if (!settings.adaptivePrefetch()) {
@@ -570,8 +575,9 @@ public final class Producer implements dev.baton.internal.Service {
     // Finished jobs waiting to be written ride along with the claim: one commit for both.
     List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
     List<ClaimedJob> claimed;
-    if (limited) {
-      claimed = claimLimited(done, params);
+    HolderStore.ClaimMode m = mode;
+    if (m != HolderStore.ClaimMode.PLAIN) {
+      claimed = claimLimited(m, done, params);
     } else if (done.isEmpty()) {
       claimed = store.claim(dataSource, params);
     } else {
@@ -625,9 +631,10 @@ public final class Producer implements dev.baton.internal.Service {
    * their own, so that the claim's count of running jobs no longer holds them (folded into the
    * claim, they would still count there, and the limit would go unused by as many).
    */
-  private List<ClaimedJob> claimLimited(List<Completer.Pending> done, HolderStore.ClaimParams p) {
+  private List<ClaimedJob> claimLimited(
+      HolderStore.ClaimMode m, List<Completer.Pending> done, HolderStore.ClaimParams p) {
     completer.writeTaken(done);
-    return store.claimLimited(dataSource, p);
+    return store.claim(dataSource, m, p);
   }
 
   /** Starts buffered jobs while slots are free (slots freed while nothing was buffered). */
