@@ -166,6 +166,100 @@ class ConcurrencyLimitIT {
         .isLessThan(LAG);
   }
 
+  /**
+   * A queue limited to one running job per key (the args' {@code customer}), 20 keys, four worker
+   * processes of 16 slots: no two jobs of a key overlap, by the start and end times the handlers
+   * record in the database; and the keys do run side by side.
+   */
+  @Test
+  void aQueueLimitedPerKeyNeverRunsTwoJobsOfAKeyAtOnceAcrossProcesses() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    String schema = db.newMigratedSchema();
+    String tag = Long.toString(ProcessHandle.current().pid());
+    int keys = 20;
+    int perKey = 12;
+    db.execute(
+        "CREATE TABLE "
+            + schema
+            + ".limit_runs (job_id bigint, customer text, node text, started_at timestamptz,"
+            + " ended_at timestamptz)");
+    List<ChildProcess> children = new ArrayList<>();
+    try (HikariDataSource ds = db.dataSource(2)) {
+      new BatonAdmin(ds, schema)
+          .limitConcurrencyPerKey(LimitedWorkerMain.QUEUE, "customer", 1, "test");
+      db.execute(
+          "INSERT INTO "
+              + schema
+              + ".job (queue, kind, args) SELECT '"
+              + LimitedWorkerMain.QUEUE
+              + "', 'work', jsonb_build_object('n', g, 'customer', 'c' || (g % "
+              + keys
+              + ")) FROM generate_series(1, "
+              + keys * perKey
+              + ") g");
+      try {
+        for (int i = 0; i < NODES; i++) {
+          String node = "keyed-" + i + "-" + tag;
+          children.add(
+              ChildProcess.start(
+                  node,
+                  LimitedWorkerMain.class,
+                  List.of(),
+                  db.jdbcUrl(),
+                  schema,
+                  node,
+                  Integer.toString(SLOTS),
+                  Long.toString(LEASE.toMillis()),
+                  Long.toString(LEADER_TTL.toMillis()),
+                  Long.toString(WORK.toMillis()),
+                  "record"));
+        }
+        await("every job completed")
+            .atMost(Duration.ofSeconds(90))
+            .until(
+                () ->
+                    db.queryLong(
+                            "SELECT count(*) FROM " + schema + ".job WHERE state = 'completed'")
+                        == (long) keys * perKey);
+      } finally {
+        for (ChildProcess c : children) {
+          c.send("stop");
+        }
+        for (ChildProcess c : children) {
+          c.close();
+        }
+      }
+    }
+    long runs = db.queryLong("SELECT count(*) FROM " + schema + ".limit_runs");
+    long overlaps =
+        db.queryLong(
+            "SELECT count(*) FROM "
+                + schema
+                + ".limit_runs a JOIN "
+                + schema
+                + ".limit_runs b ON a.customer = b.customer AND a.job_id < b.job_id"
+                + " AND a.started_at < coalesce(b.ended_at, 'infinity')"
+                + " AND b.started_at < coalesce(a.ended_at, 'infinity')");
+    long nodes = db.queryLong("SELECT count(DISTINCT node) FROM " + schema + ".limit_runs");
+    // the most keys running at one start: keys are not run one after another
+    long sideBySide =
+        db.queryLong(
+            "SELECT max(n) FROM (SELECT (SELECT count(*) FROM "
+                + schema
+                + ".limit_runs b WHERE b.started_at <= a.started_at"
+                + " AND coalesce(b.ended_at, 'infinity') > a.started_at) AS n FROM "
+                + schema
+                + ".limit_runs a) m");
+    System.out.printf(
+        "per key limit 1 over %d keys, %d nodes x %d slots: %d runs on %d nodes, %d overlapping"
+            + " pairs of one key, at most %d keys running at once%n",
+        keys, NODES, SLOTS, runs, nodes, overlaps, sideBySide);
+    assertThat(runs).isGreaterThanOrEqualTo((long) keys * perKey);
+    assertThat(overlaps).as("pairs of runs of one key that overlap").isZero();
+    assertThat(nodes).as("nodes that ran jobs").isGreaterThan(1);
+    assertThat(sideBySide).as("keys running at once").isGreaterThan(1);
+  }
+
   /** Samples the queue's running count, and whether 5 jobs are available, every 10 ms. */
   private static void sample(
       HikariDataSource ds, String schema, List<Sample> out, AtomicBoolean sampling) {
