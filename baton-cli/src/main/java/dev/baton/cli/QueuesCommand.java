@@ -7,6 +7,7 @@ import dev.baton.admin.BatonAdmin;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code baton queues list|pause Q|resume Q|limit Q N|unlimit Q}. */
@@ -158,22 +159,43 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
     @Parameters(
         index = "1",
         paramLabel = "N",
-        description = "Jobs of the queue running at once across the cluster, 0..1000000")
+        description =
+            "Jobs of the queue running at once across the cluster, 0..1000000 (per key with"
+                + " --per-key: 1..1000000)")
     int limit;
+
+    @Option(
+        names = "--per-key",
+        paramLabel = "FIELD",
+        description =
+            "Limit each key instead of the whole queue: the key of a job is its args' field FIELD")
+    String perKey;
 
     @Override
     public Integer call() {
       BatonAdmin admin = root().admin();
-      admin.limitConcurrency(queue, limit, Database.operatorId());
+      if (perKey != null) {
+        admin.limitConcurrencyPerKey(queue, perKey, limit, Database.operatorId());
+      } else {
+        admin.limitConcurrency(queue, limit, Database.operatorId());
+      }
+      String what = perKey == null ? "" : " per " + perKey;
       if (json()) {
         ObjectNode o = Output.object();
         o.put("outcome", "limited");
+        o.put("per_key", perKey);
         o.set("queue", QueuesCommand.json(find(admin, queue)));
         Output.printJson(out(), o);
       } else {
         out()
             .println(
-                "queue " + queue + " limited to " + limit + " running jobs across the cluster");
+                "queue "
+                    + queue
+                    + " limited to "
+                    + limit
+                    + " running jobs"
+                    + what
+                    + " across the cluster");
       }
       return BatonCli.OK;
     }
@@ -183,14 +205,31 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
   @Command(
       name = "unlimit",
       mixinStandardHelpOptions = true,
-      description = "Remove a queue's cluster-wide concurrency limit, on every node.")
+      description =
+          "Remove a queue's cluster-wide concurrency limit (or, with --per-key, its limit per"
+              + " key), on every node.")
   static final class Unlimit extends BaseCommand implements Callable<Integer> {
     @Parameters(paramLabel = "QUEUE", description = "The queue")
     String queue;
 
+    @Option(names = "--per-key", description = "Remove the limit per key instead")
+    boolean perKey;
+
     @Override
     public Integer call() {
       BatonAdmin admin = root().admin();
+      if (perKey) {
+        admin.removeConcurrencyLimitPerKey(queue, Database.operatorId());
+        if (json()) {
+          ObjectNode o = Output.object();
+          o.put("outcome", "unlimited_per_key");
+          o.set("queue", QueuesCommand.json(find(admin, queue)));
+          Output.printJson(out(), o);
+        } else {
+          out().println("queue " + queue + " has no concurrency limit per key now");
+        }
+        return BatonCli.OK;
+      }
       boolean had = find(admin, queue).concurrencyLimit() != null;
       admin.removeConcurrencyLimit(queue, Database.operatorId());
       if (json()) {

@@ -89,6 +89,13 @@ class QueuesAndNodesCliTest {
     assertThat(cli.run("queues", "unlimit", "payments").out())
         .isEqualTo("queue payments had no cluster-wide concurrency limit\n");
 
+    CliRunner.Result perKey = cli.run("queues", "limit", "payments", "1", "--per-key", "customer");
+    assertThat(perKey.exitCode()).as(perKey.err()).isZero();
+    assertThat(perKey.out())
+        .isEqualTo("queue payments limited to 1 running jobs per customer across the cluster\n");
+    assertThat(cli.run("queues", "unlimit", "payments", "--per-key").out())
+        .isEqualTo("queue payments has no concurrency limit per key now\n");
+
     CliRunner.Result negative = cli.run("queues", "limit", "payments", "-1");
     assertThat(negative.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(negative.err()).contains("0..1000000").contains("-1");

@@ -125,6 +125,11 @@ class DocsExamplesTest {
     admin.removeConcurrencyLimit("payments", "ops@example.com");
     // docs:end limits-admin
     assertThat(admin.queues()).extracting(QueueInfo::concurrencyLimit).containsOnlyNulls();
+
+    // docs:begin limits-per-key
+    admin.limitConcurrencyPerKey("sync", "customer", 1, "ops@example.com"); // args ->> 'customer'
+    admin.removeConcurrencyLimitPerKey("sync", "ops@example.com");
+    // docs:end limits-per-key
     dropSchemaBaton(dataSource);
   }
 
