@@ -64,21 +64,7 @@ class ConcurrencyLimitIT {
       Thread sampler = new Thread(() -> sample(ds, schema, samples, sampling), "test-sampler");
       sampler.start();
       try {
-        for (int i = 0; i < NODES; i++) {
-          String node = "limited-" + i + "-" + tag;
-          children.add(
-              ChildProcess.start(
-                  node,
-                  LimitedWorkerMain.class,
-                  List.of(),
-                  db.jdbcUrl(),
-                  schema,
-                  node,
-                  Integer.toString(SLOTS),
-                  Long.toString(LEASE.toMillis()),
-                  Long.toString(LEADER_TTL.toMillis()),
-                  Long.toString(WORK.toMillis())));
-        }
+        startWorkers(db, schema, "limited-", tag, "plain", children);
         for (ChildProcess c : children) {
           await(c.name() + " ready")
               .atMost(Duration.ofSeconds(60))
@@ -198,22 +184,7 @@ class ConcurrencyLimitIT {
               + keys * perKey
               + ") g");
       try {
-        for (int i = 0; i < NODES; i++) {
-          String node = "keyed-" + i + "-" + tag;
-          children.add(
-              ChildProcess.start(
-                  node,
-                  LimitedWorkerMain.class,
-                  List.of(),
-                  db.jdbcUrl(),
-                  schema,
-                  node,
-                  Integer.toString(SLOTS),
-                  Long.toString(LEASE.toMillis()),
-                  Long.toString(LEADER_TTL.toMillis()),
-                  Long.toString(WORK.toMillis()),
-                  "record"));
-        }
+        startWorkers(db, schema, "keyed-", tag, "record", children);
         await("every job completed")
             .atMost(Duration.ofSeconds(90))
             .until(
@@ -258,6 +229,36 @@ class ConcurrencyLimitIT {
     assertThat(overlaps).as("pairs of runs of one key that overlap").isZero();
     assertThat(nodes).as("nodes that ran jobs").isGreaterThan(1);
     assertThat(sideBySide).as("keys running at once").isGreaterThan(1);
+  }
+
+  /**
+   * Starts {@link #NODES} workers named {@code <prefix><i>-<tag>}, in {@code mode}, adding each to
+   * {@code out} as it starts (so that a failed start leaves the others to be closed).
+   */
+  private static void startWorkers(
+      TestDatabase db,
+      String schema,
+      String prefix,
+      String tag,
+      String mode,
+      List<ChildProcess> out)
+      throws Exception {
+    for (int i = 0; i < NODES; i++) {
+      String node = prefix + i + "-" + tag;
+      out.add(
+          ChildProcess.start(
+              node,
+              LimitedWorkerMain.class,
+              List.of(),
+              db.jdbcUrl(),
+              schema,
+              node,
+              Integer.toString(SLOTS),
+              Long.toString(LEASE.toMillis()),
+              Long.toString(LEADER_TTL.toMillis()),
+              Long.toString(WORK.toMillis()),
+              mode));
+    }
   }
 
   /** Samples the queue's running count, and whether 5 jobs are available, every 10 ms. */

@@ -72,11 +72,7 @@ class ConcurrencyLimitTest {
                       int running = (int) f.count(runningOf(QUEUE));
                       mostAtOnce.accumulateAndGet(running, Math::max);
                       start.await(10, TimeUnit.SECONDS);
-                      List<Finish> finishes = new ArrayList<>();
-                      for (ClaimedJob j : got) {
-                        finishes.add(Finish.completed(j.id(), j.fence()));
-                      }
-                      store.finishIfHeld(f.dataSource(), finishes);
+                      complete(store, f, got);
                     }
                     return null;
                   }));
@@ -136,11 +132,7 @@ class ConcurrencyLimitTest {
                       claims.addAndGet(got.size());
                       mostAtOnce.accumulateAndGet((int) f.count(mostOfAKey), Math::max);
                       start.await(10, TimeUnit.SECONDS);
-                      List<Finish> finishes = new ArrayList<>();
-                      for (ClaimedJob j : previous) {
-                        finishes.add(Finish.completed(j.id(), j.fence()));
-                      }
-                      store.finishIfHeld(f.dataSource(), finishes);
+                      complete(store, f, previous);
                       previous = got;
                     }
                     return null;
@@ -274,6 +266,14 @@ class ConcurrencyLimitTest {
       }
     }
     return numbered.toString();
+  }
+
+  private static void complete(HolderStore store, Fixture f, List<ClaimedJob> jobs) {
+    List<Finish> finishes = new ArrayList<>();
+    for (ClaimedJob j : jobs) {
+      finishes.add(Finish.completed(j.id(), j.fence()));
+    }
+    store.finishIfHeld(f.dataSource(), finishes);
   }
 
   private static String runningOf(String queue) {

@@ -587,20 +587,8 @@ public final class ClusterStore {
    * Sets {@code queue}'s cluster-wide concurrency limit, or removes it when {@code limit} is null.
    */
   public void limitConcurrency(DataSource ds, String queue, Integer limit) {
-    Db.inTransaction(
-        ds,
-        "cannot set the concurrency limit of queue " + queue,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(limitConcurrency)) {
-            ps.setString(1, queue);
-            ps.setObject(2, limit, java.sql.Types.INTEGER);
-            ps.setString(3, schema.controlChannel());
-            ps.setString(4, schema.insertChannel());
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next();
-            }
-          }
-        });
+    setLimit(
+        ds, "cannot set the concurrency limit of queue " + queue, limitConcurrency, limit, queue);
   }
 
   /**
@@ -608,16 +596,32 @@ public final class ClusterStore {
    * removes it when {@code field} and {@code limit} are null.
    */
   public void limitConcurrencyPerKey(DataSource ds, String queue, String field, Integer limit) {
-    Db.inTransaction(
+    setLimit(
         ds,
         "cannot set the concurrency limit per key of queue " + queue,
+        limitConcurrencyPerKey,
+        limit,
+        queue,
+        field);
+  }
+
+  /**
+   * Runs {@code sql}, a statement that sets a limit and ends in LIMITED_ANSWER: binds {@code texts}
+   * (the queue, then any other text of the limit), {@code limit}, then the channels.
+   */
+  private void setLimit(DataSource ds, String what, String sql, Integer limit, String... texts) {
+    Db.inTransaction(
+        ds,
+        what,
         c -> {
-          try (PreparedStatement ps = c.prepareStatement(limitConcurrencyPerKey)) {
-            ps.setString(1, queue);
-            ps.setString(2, field);
-            ps.setObject(3, limit, java.sql.Types.INTEGER);
-            ps.setString(4, schema.controlChannel());
-            ps.setString(5, schema.insertChannel());
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (String t : texts) {
+              ps.setString(i++, t);
+            }
+            ps.setObject(i++, limit, java.sql.Types.INTEGER);
+            ps.setString(i++, schema.controlChannel());
+            ps.setString(i, schema.insertChannel());
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next();
             }
