@@ -35,6 +35,9 @@ class ConcurrencyLimitTest {
 
   record Ping(int n) implements JobArgs {}
 
+  @JobKind("ping")
+  record CustomerPing(int n, String customer) implements JobArgs {}
+
   private static final String QUEUE = "limited";
 
   @Test
@@ -151,6 +154,51 @@ class ConcurrencyLimitTest {
       // the plain and the queue-wide claims take nothing from a queue limited per key
       assertThat(store.claim(f.dataSource(), params("x"))).isEmpty();
       assertThat(store.claimLimited(f.dataSource(), params("x"))).isEmpty();
+    }
+  }
+
+  /**
+   * Fair share: key A has a backlog of 20,000 jobs, key B enqueues 100 after it; a client of 4
+   * slots works the queue, limited per key (to more than it can run, so only the turns matter).
+   * Every B job has run while A has run fewer than 400 of its own (the keys take turns), not after
+   * A's backlog.
+   */
+  @Test
+  void aKeyEnqueuedAfterALongBacklogIsNotHeldUpByIt() {
+    try (Fixture f = new Fixture()) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('n', g, 'customer', 'A')"
+              + " FROM generate_series(1, 20000) g");
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('n', g, 'customer', 'B')"
+              + " FROM generate_series(1, 100) g");
+      new BatonAdmin(f.dataSource(), f.schema())
+          .limitConcurrencyPerKey(QUEUE, "customer", 1_000, "t");
+      AtomicInteger ranA = new AtomicInteger();
+      AtomicInteger ranB = new AtomicInteger();
+      AtomicInteger aWhenBDone = new AtomicInteger(-1);
+      f.start(
+          f.config().queue(QUEUE, 4).pollInterval(Duration.ofMillis(200)).build(),
+          b ->
+              b.handler(
+                  CustomerPing.class,
+                  (ctx, a) -> {
+                    if ("B".equals(a.customer())) {
+                      if (ranB.incrementAndGet() == 100) {
+                        aWhenBDone.set(ranA.get());
+                      }
+                    } else {
+                      ranA.incrementAndGet();
+                    }
+                  }));
+      await("every job of B ran").atMost(Duration.ofSeconds(60)).until(() -> aWhenBDone.get() >= 0);
+      System.out.printf(
+          "fair share: key B's 100 jobs ran while key A ran %d of its 20,000%n", aWhenBDone.get());
+      assertThat(aWhenBDone.get()).as("jobs of A run before B's last").isLessThan(400);
     }
   }
 

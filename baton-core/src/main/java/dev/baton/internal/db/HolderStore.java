@@ -123,9 +123,11 @@ public final class HolderStore {
   // claim_admits does, and says what the limits leave: per key (args ->> its field), the per-key
   // limit less the key's running jobs; in all, the queue-wide limit less its running jobs. The
   // available jobs are ranked within their key in claim order ("ranked"), and only those whose
-  // rank fits their key's room are candidates, in claim order, up to the queue's room and the
-  // free slots; they are locked with SKIP LOCKED (a job claimed meanwhile fails the state check
-  // and is skipped). Reads every available job of the queue: the cost grows with its backlog.
+  // rank fits their key's room are candidates, up to the queue's room and the free slots; they
+  // are locked with SKIP LOCKED (a job claimed meanwhile fails the state check and is skipped).
+  // Candidates are taken by priority, then by their rank in their key, so that the keys take turns
+  // (fair share): a key with a long backlog does not hold up a key enqueued after it. Reads every
+  // available job of the queue: the cost grows with its backlog.
   // Binds: queue, queue, limit (as PICKED's), then CLAIMED's.
   private static final String CLAIM_KEYED =
       """
@@ -145,7 +147,7 @@ public final class HolderStore {
             SELECT ranked.id FROM ranked, room
             WHERE ranked.rn <= coalesce((room.r ->> 'limit')::int, ranked.rn)
                                - coalesce((room.r -> 'running' ->> ranked.k)::int, 0)
-            ORDER BY ranked.priority, ranked.scheduled_at, ranked.id
+            ORDER BY ranked.priority, ranked.rn, ranked.scheduled_at, ranked.id
             LIMIT least(?, coalesce((SELECT (r ->> 'admit')::int FROM room), 2147483647))))
           AND j.state = 'available'
       """
