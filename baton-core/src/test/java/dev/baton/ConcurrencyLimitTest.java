@@ -203,6 +203,44 @@ class ConcurrencyLimitTest {
   }
 
   @Test
+  void racingClaimsNeverStartMoreThanTheRateInAWindow() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      enqueue(f, QUEUE, 500);
+      new BatonAdmin(f.dataSource(), f.schema())
+          .limitRate(QUEUE, 10, Duration.ofHours(1), "test"); // one window for the whole test
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      int claimers = 8;
+      CyclicBarrier start = new CyclicBarrier(claimers);
+      AtomicInteger claims = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(claimers);
+      try {
+        List<Future<?>> workers = new ArrayList<>();
+        for (int w = 0; w < claimers; w++) {
+          int n = w;
+          workers.add(
+              pool.submit(
+                  () -> {
+                    for (int round = 0; round < 5; round++) {
+                      start.await(10, TimeUnit.SECONDS);
+                      List<ClaimedJob> got = store.claimLimited(f.dataSource(), params("n" + n));
+                      claims.addAndGet(got.size());
+                      complete(store, f, got); // running jobs do not matter to a rate
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> w : workers) {
+          w.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(claims.get()).as("starts in the window").isEqualTo(10);
+      assertThat(f.count("SELECT count(*) FROM %s.queue_start")).isEqualTo(10);
+    }
+  }
+
+  @Test
   void thePlainClaimTakesNothingFromALimitedQueueNorDoesTheClaimOnEnqueue() {
     try (Fixture f = new Fixture()) {
       enqueue(f, QUEUE, 3);

@@ -317,6 +317,49 @@ public final class BatonAdmin {
     log.info("queue {}: concurrency limit per key removed by {}", queue, by);
   }
 
+  /**
+   * Limits how many jobs of {@code queue} start (are claimed) across the cluster: at most {@code
+   * limit} in any window of {@code period}, a sliding window over the recorded start times (each
+   * claim's database time), not fixed buckets, so a period boundary never lets twice the rate
+   * through. Each claim of the queue counts the starts of the last period after locking the queue's
+   * row and takes only what is left; jobs over the rate stay available and use no attempt. A re-run
+   * (retry, rescue) is a start like any other. Holds together with a queue-wide or per-key
+   * concurrency limit. Every node hears of it at commit (else at its next poll); no restart.
+   *
+   * @param queue the queue
+   * @param limit starts per period, 1..1,000,000
+   * @param period the window, 1 ms..1 day
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if a value is out of range
+   */
+  public void limitRate(String queue, int limit, Duration period, String by) {
+    QueueConfig.requireValidName(queue);
+    if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "rate limit of queue \"" + queue + "\"", "1..1000000", limit);
+    }
+    if (period == null || period.toMillis() < 1 || period.compareTo(Duration.ofDays(1)) > 0) {
+      throw new InvalidConfigException(
+          "rate limit period of queue \"" + queue + "\"", "1 ms..1 day", period);
+    }
+    cluster.limitRate(dataSource, queue, limit, (int) period.toMillis());
+    log.info(
+        "queue {} limited to {} starts per {} across the cluster by {}", queue, limit, period, by);
+  }
+
+  /**
+   * Removes {@code queue}'s rate limit. Removing a limit that is not set does nothing.
+   *
+   * @param queue the queue
+   * @param by who removed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void removeRateLimit(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    cluster.limitRate(dataSource, queue, null, null);
+    log.info("queue {}: rate limit removed by {}", queue, by);
+  }
+
   /** Every queue the cluster knows (a control row, live jobs, or a node working it), by name. */
   public List<QueueInfo> queues() {
     List<QueueInfo> out = new ArrayList<>();

@@ -17,10 +17,48 @@ ALTER TABLE ${schema}.queue
         (key_field IS NULL) = (key_limit IS NULL) AND key_limit >= 1
         AND length(key_field) BETWEEN 1 AND 128);
 
+-- A rate limit: at most rate_limit job starts (claims) of the queue in any window of
+-- rate_period_ms, across the cluster; a sliding window over the starts recorded in queue_start.
+ALTER TABLE ${schema}.queue
+    ADD COLUMN rate_limit int,
+    ADD COLUMN rate_period_ms int,
+    ADD CONSTRAINT queue_rate_limit_check CHECK (
+        (rate_limit IS NULL) = (rate_period_ms IS NULL) AND rate_limit >= 1
+        AND rate_period_ms >= 1);
+
+-- The starts of rate-limited queues, written by the claim that made them (its now()), and
+-- deleted by the next claim of the queue once they are older than its period.
+CREATE TABLE ${schema}.queue_start (
+    queue text        NOT NULL,
+    at    timestamptz NOT NULL
+);
+CREATE INDEX queue_start_idx ON ${schema}.queue_start (queue, at);
+
 COMMENT ON COLUMN ${schema}.queue.concurrency_limit IS
     'Baton: the most jobs of this queue running at once across the cluster; NULL for no limit';
 COMMENT ON COLUMN ${schema}.queue.key_limit IS
     'Baton: the most jobs of this queue running at once per key (args ->> key_field); NULL for none';
+
+-- How many starts a rate-limited queue's limit leaves now (2147483647 without one): the limit
+-- less the starts recorded in the last period, counted after the caller locked the queue's row
+-- (in a snapshot of its own). Starts older than the period are deleted on the way. A sliding
+-- window: every window of one period holds at most the limit, by the recorded start times.
+CREATE FUNCTION ${schema}.rate_room(p_queue text) RETURNS int
+    LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    q record;
+BEGIN
+    SELECT rate_limit, rate_period_ms INTO q FROM ${schema}.queue WHERE name = p_queue;
+    IF q.rate_limit IS NULL THEN
+        RETURN 2147483647;
+    END IF;
+    DELETE FROM ${schema}.queue_start s
+    WHERE s.queue = p_queue AND s.at <= now() - q.rate_period_ms * interval '1 millisecond';
+    RETURN q.rate_limit - (
+        SELECT count(*) FROM ${schema}.queue_start s
+        WHERE s.queue = p_queue AND s.at > now() - q.rate_period_ms * interval '1 millisecond');
+END
+$$;
 
 -- How many of p_wanted jobs a claim of a limited queue may take: the limit less the queue's
 -- running jobs, never below 0; 0 while the queue is paused or limited per key (only the keyed
@@ -37,29 +75,27 @@ COMMENT ON COLUMN ${schema}.queue.key_limit IS
 CREATE FUNCTION ${schema}.claim_admits(p_queue text, p_wanted int) RETURNS int
     LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-    lim int;
-    keyed boolean;
-    paused boolean;
-    busy int;
+    q record;
+    room int := p_wanted;
 BEGIN
-    SELECT q.concurrency_limit, q.key_limit IS NOT NULL, q.paused_at IS NOT NULL
-    INTO lim, keyed, paused
-    FROM ${schema}.queue q WHERE q.name = p_queue
+    SELECT concurrency_limit, key_limit IS NOT NULL AS keyed, paused_at IS NOT NULL AS paused
+    INTO q
+    FROM ${schema}.queue WHERE name = p_queue
     FOR NO KEY UPDATE;
-    IF paused OR keyed THEN
+    IF q.paused OR q.keyed THEN
         RETURN 0;
     END IF;
-    IF lim IS NULL THEN
-        RETURN p_wanted;
+    IF q.concurrency_limit IS NOT NULL THEN
+        room := least(room, q.concurrency_limit - (
+            SELECT count(*) FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = p_queue));
     END IF;
-    SELECT count(*) INTO busy FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = p_queue;
-    RETURN greatest(0, least(p_wanted, lim - busy));
+    RETURN greatest(0, least(room, ${schema}.rate_room(p_queue)));
 END
 $$;
 
 -- What a keyed claim may take, decided as claim_admits decides it (the queue's row locked until
 -- the claim commits, the running jobs counted after the lock, in snapshots of their own):
--- {"admit": jobs the queue-wide limit leaves (absent without one; 0 while paused), "field": the
+-- {"admit": jobs the queue-wide and rate limits leave (0 while paused), "field": the
 -- key field, "limit": the per-key limit (both absent without one), "running": {key: running jobs
 -- of that key}}.
 CREATE FUNCTION ${schema}.claim_room(p_queue text) RETURNS jsonb
@@ -83,8 +119,10 @@ BEGIN
             GROUP BY 1) r;
     END IF;
     RETURN jsonb_strip_nulls(jsonb_build_object(
-        'admit', CASE WHEN q.concurrency_limit IS NOT NULL
-                      THEN greatest(0, q.concurrency_limit - busy) END,
+        'admit', greatest(0, least(
+                     CASE WHEN q.concurrency_limit IS NOT NULL
+                          THEN q.concurrency_limit - busy ELSE 2147483647 END,
+                     ${schema}.rate_room(p_queue))),
         'field', q.key_field,
         'limit', q.key_limit,
         'running', by_key));

@@ -222,6 +222,21 @@ public final class ClusterStore {
           + " AS mode\n)\n"
           + LIMITED_ANSWER;
 
+  // Sets or removes (NULLs) a queue's rate limit: at most rate_limit starts in any window of
+  // rate_period_ms. Announced as LIMIT_CONCURRENCY's. Binds: queue, limit, period ms, ctl, ins.
+  private static final String LIMIT_RATE =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue AS q (name, rate_limit, rate_period_ms) VALUES (?, ?::int, ?::int)
+        ON CONFLICT (name) DO UPDATE
+        SET rate_limit = excluded.rate_limit, rate_period_ms = excluded.rate_period_ms,
+            updated_at = now()
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
+
   // Every queue with a row, a job or a registered node working it.
   private static final String QUEUES =
       """
@@ -255,6 +270,7 @@ public final class ClusterStore {
   private final String paused;
   private final String limitConcurrency;
   private final String limitConcurrencyPerKey;
+  private final String limitRate;
 
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
@@ -276,6 +292,7 @@ public final class ClusterStore {
     this.paused = schema.expand(PAUSED);
     this.limitConcurrency = schema.expand(LIMIT_CONCURRENCY);
     this.limitConcurrencyPerKey = schema.expand(LIMIT_CONCURRENCY_PER_KEY);
+    this.limitRate = schema.expand(LIMIT_RATE);
   }
 
   /** A registered node. */
@@ -603,6 +620,28 @@ public final class ClusterStore {
         limit,
         queue,
         field);
+  }
+
+  /**
+   * Sets {@code queue}'s rate limit to {@code limit} starts per {@code periodMillis}, or removes it
+   * when both are null.
+   */
+  public void limitRate(DataSource ds, String queue, Integer limit, Integer periodMillis) {
+    Db.inTransaction(
+        ds,
+        "cannot set the rate limit of queue " + queue,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(limitRate)) {
+            ps.setString(1, queue);
+            ps.setObject(2, limit, java.sql.Types.INTEGER);
+            ps.setObject(3, periodMillis, java.sql.Types.INTEGER);
+            ps.setString(4, schema.controlChannel());
+            ps.setString(5, schema.insertChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
   }
 
   /**

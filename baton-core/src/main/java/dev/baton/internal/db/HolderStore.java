@@ -34,7 +34,7 @@ public final class HolderStore {
       """
       NOT EXISTS (SELECT 1 FROM ${schema}.queue q
                   WHERE q.name = ? AND (q.paused_at IS NOT NULL OR q.concurrency_limit IS NOT NULL
-                                        OR q.key_limit IS NOT NULL))""";
+                                        OR q.key_limit IS NOT NULL OR q.rate_limit IS NOT NULL))""";
 
   // Which claim statement a queue's row (alias q) calls for, as ClaimMode names it: 'keyed' with a
   // limit per key, 'limited' with a limit of the whole queue only, else 'plain'.
@@ -42,7 +42,8 @@ public final class HolderStore {
   static final String CLAIM_MODE =
       """
       CASE WHEN q.key_limit IS NOT NULL THEN 'keyed'
-           WHEN q.concurrency_limit IS NOT NULL THEN 'limited' ELSE 'plain' END""";
+           WHEN q.concurrency_limit IS NOT NULL OR q.rate_limit IS NOT NULL THEN 'limited'
+           ELSE 'plain' END""";
 
   // The available jobs of one queue, before any further condition. Binds: queue.
   @Fragment
@@ -99,6 +100,24 @@ public final class HolderStore {
                 greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
                   AS due_for_us""";
 
+  // The claimed rows ("claimed", CLAIMED's RETURNING) as the answer of a limited claim, after
+  // recording their starts for a rate-limited queue (queue_start, schema version 9; one probe of
+  // the queue row): the starts that the next claim's rate_room counts.
+  @Fragment
+  private static final String CLAIMED_AND_STARTS_RECORDED =
+      "claimed AS (\n"
+          + CLAIMED
+          + """
+
+      ),
+      started AS (
+        INSERT INTO ${schema}.queue_start (queue, at)
+        SELECT c.queue, now() FROM claimed c
+        WHERE EXISTS (SELECT 1 FROM ${schema}.queue q
+                      WHERE q.name = c.queue AND q.rate_limit IS NOT NULL)
+      )
+      SELECT * FROM claimed""";
+
   // Claims, in one autocommit statement. Binds: PICKED's, then CLAIMED's.
   private static final String CLAIM = "WITH " + PICKED + "\n" + CLAIMED;
 
@@ -115,8 +134,8 @@ public final class HolderStore {
           + AVAILABLE_OF_QUEUE
           + "\n"
           + IN_CLAIM_ORDER
-          + "\n  LIMIT ${schema}.claim_admits(?, ?)\n  FOR UPDATE SKIP LOCKED\n)\n"
-          + CLAIMED;
+          + "\n  LIMIT ${schema}.claim_admits(?, ?)\n  FOR UPDATE SKIP LOCKED\n),\n"
+          + CLAIMED_AND_STARTS_RECORDED;
 
   // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue):
   // claim_room (schema version 9) locks the queue's row until this statement commits, as
@@ -152,8 +171,8 @@ public final class HolderStore {
           AND j.state = 'available'
       """
           + IN_CLAIM_ORDER
-          + "\n  FOR UPDATE SKIP LOCKED\n)\n"
-          + CLAIMED;
+          + "\n  FOR UPDATE SKIP LOCKED\n),\n"
+          + CLAIMED_AND_STARTS_RECORDED;
 
   /** Which claim statement a queue calls for. */
   public enum ClaimMode {
