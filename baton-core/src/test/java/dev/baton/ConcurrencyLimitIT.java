@@ -232,6 +232,66 @@ class ConcurrencyLimitIT {
   }
 
   /**
+   * A queue limited to 50 starts per second (sliding window), four worker processes of 16 slots, a
+   * backlog far larger than the rate: in the 10 s from the first start, 500 +- 50 jobs start, and
+   * no one-second window, slid over the recorded start times, holds more than 50.
+   */
+  @Test
+  void aRateLimitedQueueNeverStartsMoreThanTheRateInAnyWindow() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    String schema = db.newMigratedSchema();
+    String tag = Long.toString(ProcessHandle.current().pid());
+    List<ChildProcess> children = new ArrayList<>();
+    String started = "SELECT count(*) FROM " + schema + ".job WHERE attempted_at IS NOT NULL";
+    try (HikariDataSource ds = db.dataSource(2)) {
+      new BatonAdmin(ds, schema)
+          .limitRate(LimitedWorkerMain.QUEUE, 50, Duration.ofSeconds(1), "test");
+      db.execute(
+          "INSERT INTO "
+              + schema
+              + ".job (queue, kind, args) SELECT '"
+              + LimitedWorkerMain.QUEUE
+              + "', 'work', jsonb_build_object('n', g) FROM generate_series(1, 3000) g");
+      try {
+        startWorkers(db, schema, "rated-", tag, "plain", children);
+        await("a first start")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> db.queryLong(started) > 0);
+        Thread.sleep(11_000); // ten seconds of starts, and one for the last of them to show
+      } finally {
+        for (ChildProcess c : children) {
+          c.send("stop");
+        }
+        for (ChildProcess c : children) {
+          c.close();
+        }
+      }
+    }
+    String job = schema + ".job";
+    long inTen =
+        db.queryLong(
+            "SELECT count(*) FROM "
+                + job
+                + " WHERE attempted_at < (SELECT min(attempted_at) FROM "
+                + job
+                + ") + interval '10 seconds'");
+    long mostInAWindow =
+        db.queryLong(
+            "SELECT max(n) FROM (SELECT (SELECT count(*) FROM "
+                + job
+                + " b WHERE b.attempted_at >= a.attempted_at"
+                + " AND b.attempted_at < a.attempted_at + interval '1 second') AS n FROM "
+                + job
+                + " a WHERE a.attempted_at IS NOT NULL) w");
+    System.out.printf(
+        "rate 50/s over %d nodes x %d slots: %d starts in the first 10 s, at most %d in any"
+            + " one-second window%n",
+        NODES, SLOTS, inTen, mostInAWindow);
+    assertThat(mostInAWindow).as("most starts in a one-second window").isLessThanOrEqualTo(50);
+    assertThat(inTen).as("starts in the first 10 s").isBetween(450L, 550L);
+  }
+
+  /**
    * Starts {@link #NODES} workers named {@code <prefix><i>-<tag>}, in {@code mode}, adding each to
    * {@code out} as it starts (so that a failed start leaves the others to be closed).
    */
