@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code baton queues list|pause Q|resume Q|limit Q N|unlimit Q}. */
+/** {@code baton queues list|pause Q|resume Q|limit Q N|unlimit Q|rate Q N PERIOD}. */
 @Command(
     name = "queues",
     mixinStandardHelpOptions = true,
@@ -20,7 +20,8 @@ import picocli.CommandLine.Parameters;
       QueuesCommand.Pause.class,
       QueuesCommand.Resume.class,
       QueuesCommand.Limit.class,
-      QueuesCommand.Unlimit.class
+      QueuesCommand.Unlimit.class,
+      QueuesCommand.Rate.class
     })
 final class QueuesCommand extends BaseCommand implements Callable<Integer> {
 
@@ -245,6 +246,75 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
                     : "queue " + queue + " had no cluster-wide concurrency limit");
       }
       return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues rate Q N PERIOD} and {@code baton queues rate Q --remove}. */
+  @Command(
+      name = "rate",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Limit how many jobs of a queue start across the cluster: at most N in any window of"
+            + " PERIOD (a sliding window), on every node without a restart. Jobs over the rate"
+            + " wait (available, no attempt used)."
+      })
+  static final class Rate extends BaseCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "N", description = "Starts per period")
+    Integer limit;
+
+    @Parameters(
+        index = "2",
+        arity = "0..1",
+        paramLabel = "PERIOD",
+        description = "The window, as an ISO-8601 duration (PT1S) or 500ms, 1s, 1m, 1h")
+    String period;
+
+    @Option(names = "--remove", description = "Remove the queue's rate limit")
+    boolean remove;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      if (remove) {
+        admin.removeRateLimit(queue, Database.operatorId());
+        out().println("queue " + queue + " has no rate limit now");
+        return BatonCli.OK;
+      }
+      if (limit == null || period == null) {
+        throw new UsageException("queues rate: give N and PERIOD, or --remove");
+      }
+      admin.limitRate(queue, limit, duration(period), Database.operatorId());
+      out().println("queue " + queue + " limited to " + limit + " starts per " + period);
+      return BatonCli.OK;
+    }
+
+    private static java.time.Duration duration(String text) {
+      try {
+        if (text.startsWith("P") || text.startsWith("p")) {
+          return java.time.Duration.parse(text);
+        }
+        java.util.regex.Matcher m =
+            java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(text);
+        if (m.matches()) {
+          long n = Long.parseLong(m.group(1));
+          return switch (m.group(2)) {
+            case "ms" -> java.time.Duration.ofMillis(n);
+            case "s" -> java.time.Duration.ofSeconds(n);
+            case "m" -> java.time.Duration.ofMinutes(n);
+            default -> java.time.Duration.ofHours(n);
+          };
+        }
+      } catch (java.time.format.DateTimeParseException | NumberFormatException e) {
+        // falls through to the usage error
+      }
+      throw new UsageException(
+          "queues rate: PERIOD must be an ISO-8601 duration (PT1S) or a number with ms, s, m or h;"
+              + " got \""
+              + text
+              + "\"");
     }
   }
 }

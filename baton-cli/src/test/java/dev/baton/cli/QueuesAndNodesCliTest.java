@@ -96,6 +96,15 @@ class QueuesAndNodesCliTest {
     assertThat(cli.run("queues", "unlimit", "payments", "--per-key").out())
         .isEqualTo("queue payments has no concurrency limit per key now\n");
 
+    CliRunner.Result rate = cli.run("queues", "rate", "mail", "50", "1s");
+    assertThat(rate.exitCode()).as(rate.err()).isZero();
+    assertThat(rate.out()).isEqualTo("queue mail limited to 50 starts per 1s\n");
+    assertThat(cli.run("queues", "rate", "mail", "--remove").out())
+        .isEqualTo("queue mail has no rate limit now\n");
+    CliRunner.Result badPeriod = cli.run("queues", "rate", "mail", "50", "soon");
+    assertThat(badPeriod.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(badPeriod.err()).contains("PERIOD").contains("soon");
+
     CliRunner.Result negative = cli.run("queues", "limit", "payments", "-1");
     assertThat(negative.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(negative.err()).contains("0..1000000").contains("-1");

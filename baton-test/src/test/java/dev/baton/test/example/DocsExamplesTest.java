@@ -130,6 +130,11 @@ class DocsExamplesTest {
     admin.limitConcurrencyPerKey("sync", "customer", 1, "ops@example.com"); // args ->> 'customer'
     admin.removeConcurrencyLimitPerKey("sync", "ops@example.com");
     // docs:end limits-per-key
+
+    // docs:begin limits-rate
+    admin.limitRate("mail", 50, Duration.ofSeconds(1), "ops@example.com"); // 50 starts per second
+    admin.removeRateLimit("mail", "ops@example.com");
+    // docs:end limits-rate
     dropSchemaBaton(dataSource);
   }
 
