@@ -197,12 +197,10 @@ public final class Node {
         }
         producers.put(q.name(), p);
       }
+      PollStore pollStore = new PollStore(schema);
+      seedClaimModes(pollStore);
       poller =
-          new Poller(
-              dataSource,
-              new PollStore(schema),
-              List.copyOf(producers.values()),
-              config.pollInterval());
+          new Poller(dataSource, pollStore, List.copyOf(producers.values()), config.pollInterval());
     }
     if (!config.pollOnly() && (works || config.maintenanceEnabled())) {
       startNotifier();
@@ -218,6 +216,29 @@ public final class Node {
       start(poller, Duration.ofSeconds(10));
     } else {
       serving = started.size();
+    }
+  }
+
+  /**
+   * Tells each producer whose queue has available jobs which claim its queue's limits call for,
+   * before its first claim: one read, as the poll makes it. A failed read is no failure to start:
+   * the producers learn it at the first poll, and claim nothing a limit forbids meanwhile.
+   */
+  private void seedClaimModes(PollStore pollStore) {
+    try {
+      pollStore
+          .findQueuesWithAvailableJobs(dataSource, List.copyOf(producers.keySet()))
+          .forEach(
+              (queue, mode) -> {
+                if (mode != HolderStore.ClaimMode.PLAIN) {
+                  producers.get(queue).mode(mode);
+                }
+              });
+    } catch (RuntimeException e) {
+      log.debug(
+          "cannot read the claim modes of queues {}; the first poll reads them",
+          producers.keySet(),
+          e);
     }
   }
 

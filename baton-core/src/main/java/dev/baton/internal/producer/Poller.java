@@ -65,16 +65,12 @@ public final class Poller implements dev.baton.internal.Service {
     return this;
   }
 
-  /**
-   * Starts polling with a first poll at once, which tells the producers which of their queues have
-   * a cluster-wide concurrency limit; the next comes one interval later.
-   */
+  /** Starts polling; the first poll comes one interval from now. */
   @Override
   public void start() {
     state.start(
         () -> {
           running = true;
-          pollNow();
           thread.start();
         });
   }
