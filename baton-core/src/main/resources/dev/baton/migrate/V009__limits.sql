@@ -41,8 +41,9 @@ COMMENT ON COLUMN ${schema}.queue.key_limit IS
 
 -- How many starts a rate-limited queue's limit leaves now (2147483647 without one): the limit
 -- less the starts recorded in the last period, counted after the caller locked the queue's row
--- (in a snapshot of its own). Starts older than the period are deleted on the way. A sliding
--- window: every window of one period holds at most the limit, by the recorded start times.
+-- (in a snapshot of its own). Starts older than the period and a minute are deleted on the way.
+-- A sliding window: every window of one period holds at most the limit, by the recorded start
+-- times.
 CREATE FUNCTION ${schema}.rate_room(p_queue text) RETURNS int
     LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -52,8 +53,13 @@ BEGIN
     IF q.rate_limit IS NULL THEN
         RETURN 2147483647;
     END IF;
+    -- now() is the time the claiming statement began, before it waited for the lock: claims
+    -- take the lock in another order than their now(). The count is safe with that (an earlier
+    -- now() counts a longer span), but a delete at a later now() could take starts that a claim
+    -- with an earlier one must still count; a minute's margin covers any wait for the lock.
     DELETE FROM ${schema}.queue_start s
-    WHERE s.queue = p_queue AND s.at <= now() - q.rate_period_ms * interval '1 millisecond';
+    WHERE s.queue = p_queue
+      AND s.at <= now() - q.rate_period_ms * interval '1 millisecond' - interval '1 minute';
     RETURN q.rate_limit - (
         SELECT count(*) FROM ${schema}.queue_start s
         WHERE s.queue = p_queue AND s.at > now() - q.rate_period_ms * interval '1 millisecond');
