@@ -46,15 +46,13 @@ class ConcurrencyLimitTest {
       enqueue(f, QUEUE, 2_000);
       new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 5, "test");
       HolderStore store = new HolderStore(SchemaName.of(f.schema()));
-      int claimers = 8;
-      CyclicBarrier start = new CyclicBarrier(claimers);
       AtomicBoolean done = new AtomicBoolean();
       AtomicInteger claims = new AtomicInteger();
       AtomicInteger mostAtOnce = new AtomicInteger();
-      ExecutorService pool = Executors.newFixedThreadPool(claimers + 1);
+      ExecutorService sampling = Executors.newSingleThreadExecutor();
       try {
         Future<?> sampler =
-            pool.submit(
+            sampling.submit(
                 () -> {
                   while (!done.get()) {
                     int running = (int) f.count(runningOf(QUEUE));
@@ -62,31 +60,19 @@ class ConcurrencyLimitTest {
                   }
                   return null;
                 });
-        List<Future<?>> workers = new ArrayList<>();
-        for (int w = 0; w < claimers; w++) {
-          int n = w;
-          workers.add(
-              pool.submit(
-                  () -> {
-                    for (int round = 0; round < 40; round++) {
-                      start.await(10, TimeUnit.SECONDS); // every claimer at once, each round
-                      List<ClaimedJob> got = store.claimLimited(f.dataSource(), params("n" + n));
-                      claims.addAndGet(got.size());
-                      int running = (int) f.count(runningOf(QUEUE));
-                      mostAtOnce.accumulateAndGet(running, Math::max);
-                      start.await(10, TimeUnit.SECONDS);
-                      complete(store, f, got);
-                    }
-                    return null;
-                  }));
-        }
-        for (Future<?> w : workers) {
-          w.get(120, TimeUnit.SECONDS);
-        }
+        race(
+            40,
+            (n, round, allClaimed) -> {
+              List<ClaimedJob> got = store.claimLimited(f.dataSource(), params("n" + n));
+              claims.addAndGet(got.size());
+              mostAtOnce.accumulateAndGet((int) f.count(runningOf(QUEUE)), Math::max);
+              allClaimed.await(10, TimeUnit.SECONDS);
+              complete(store, f, got);
+            });
         done.set(true);
         sampler.get(10, TimeUnit.SECONDS);
       } finally {
-        pool.shutdownNow();
+        sampling.shutdownNow();
       }
       assertThat(mostAtOnce.get()).as("most jobs of the queue running at once").isEqualTo(5);
       // Each round the claimers together take exactly what the limit leaves: 5.
@@ -111,42 +97,25 @@ class ConcurrencyLimitTest {
       String mostOfAKey =
           "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM %s.job"
               + " WHERE state = 'running' GROUP BY args ->> 'customer') r";
-      int claimers = 8;
-      CyclicBarrier start = new CyclicBarrier(claimers);
       AtomicInteger claims = new AtomicInteger();
       AtomicInteger mostAtOnce = new AtomicInteger();
-      ExecutorService pool = Executors.newFixedThreadPool(claimers);
-      try {
-        List<Future<?>> workers = new ArrayList<>();
-        for (int w = 0; w < claimers; w++) {
-          int n = w;
-          workers.add(
-              pool.submit(
-                  () -> {
-                    // Each round's jobs run on through the next round's claim: their keys
-                    // must have no room then.
-                    List<ClaimedJob> previous = List.of();
-                    for (int round = 0; round <= 20; round++) {
-                      start.await(10, TimeUnit.SECONDS);
-                      List<ClaimedJob> got =
-                          round == 20
-                              ? List.of()
-                              : store.claimKeyed(f.dataSource(), params("n" + n));
-                      claims.addAndGet(got.size());
-                      mostAtOnce.accumulateAndGet((int) f.count(mostOfAKey), Math::max);
-                      start.await(10, TimeUnit.SECONDS);
-                      complete(store, f, previous);
-                      previous = got;
-                    }
-                    return null;
-                  }));
-        }
-        for (Future<?> w : workers) {
-          w.get(120, TimeUnit.SECONDS);
-        }
-      } finally {
-        pool.shutdownNow();
+      List<List<ClaimedJob>> previous = new ArrayList<>(); // per claimer, the round before's
+      for (int n = 0; n < CLAIMERS; n++) {
+        previous.add(List.of());
       }
+      // Each round's jobs run on through the next round's claim: their keys must have no room
+      // then. The last round only ends the jobs of the one before.
+      race(
+          21,
+          (n, round, allClaimed) -> {
+            List<ClaimedJob> got =
+                round == 20 ? List.of() : store.claimKeyed(f.dataSource(), params("n" + n));
+            claims.addAndGet(got.size());
+            mostAtOnce.accumulateAndGet((int) f.count(mostOfAKey), Math::max);
+            allClaimed.await(10, TimeUnit.SECONDS);
+            complete(store, f, previous.get(n));
+            previous.set(n, got);
+          });
       assertThat(mostAtOnce.get()).as("most jobs of one key running at once").isEqualTo(1);
       // 8 claimers x 3 slots ask for 24 each round; the 20 keys leave room for 20 every other
       // round (in between, each key still runs the job of the round before)
@@ -209,32 +178,14 @@ class ConcurrencyLimitTest {
       new BatonAdmin(f.dataSource(), f.schema())
           .limitRate(QUEUE, 10, Duration.ofHours(1), "test"); // one window for the whole test
       HolderStore store = new HolderStore(SchemaName.of(f.schema()));
-      int claimers = 8;
-      CyclicBarrier start = new CyclicBarrier(claimers);
       AtomicInteger claims = new AtomicInteger();
-      ExecutorService pool = Executors.newFixedThreadPool(claimers);
-      try {
-        List<Future<?>> workers = new ArrayList<>();
-        for (int w = 0; w < claimers; w++) {
-          int n = w;
-          workers.add(
-              pool.submit(
-                  () -> {
-                    for (int round = 0; round < 5; round++) {
-                      start.await(10, TimeUnit.SECONDS);
-                      List<ClaimedJob> got = store.claimLimited(f.dataSource(), params("n" + n));
-                      claims.addAndGet(got.size());
-                      complete(store, f, got); // running jobs do not matter to a rate
-                    }
-                    return null;
-                  }));
-        }
-        for (Future<?> w : workers) {
-          w.get(120, TimeUnit.SECONDS);
-        }
-      } finally {
-        pool.shutdownNow();
-      }
+      race(
+          5,
+          (n, round, allClaimed) -> {
+            List<ClaimedJob> got = store.claimLimited(f.dataSource(), params("n" + n));
+            claims.addAndGet(got.size());
+            complete(store, f, got); // running jobs do not matter to a rate
+          });
       assertThat(claims.get()).as("starts in the window").isEqualTo(10);
       assertThat(f.count("SELECT count(*) FROM %s.queue_start")).isEqualTo(10);
     }
@@ -352,6 +303,39 @@ class ConcurrencyLimitTest {
       }
     }
     return numbered.toString();
+  }
+
+  private static final int CLAIMERS = 8;
+
+  /** One claimer's round; {@code allClaimed} is the barrier every claimer of the round meets. */
+  private interface Round {
+    void run(int claimer, int round, CyclicBarrier allClaimed) throws Exception;
+  }
+
+  /** Runs {@code rounds} rounds of {@link #CLAIMERS} claimers, each round begun by all at once. */
+  private static void race(int rounds, Round body) throws Exception {
+    CyclicBarrier start = new CyclicBarrier(CLAIMERS);
+    ExecutorService pool = Executors.newFixedThreadPool(CLAIMERS);
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (int w = 0; w < CLAIMERS; w++) {
+        int n = w;
+        workers.add(
+            pool.submit(
+                () -> {
+                  for (int round = 0; round < rounds; round++) {
+                    start.await(10, TimeUnit.SECONDS);
+                    body.run(n, round, start);
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> w : workers) {
+        w.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   private static void complete(HolderStore store, Fixture f, List<ClaimedJob> jobs) {

@@ -605,7 +605,7 @@ public final class ClusterStore {
    */
   public void limitConcurrency(DataSource ds, String queue, Integer limit) {
     setLimit(
-        ds, "cannot set the concurrency limit of queue " + queue, limitConcurrency, limit, queue);
+        ds, "cannot set the concurrency limit of queue " + queue, limitConcurrency, queue, limit);
   }
 
   /**
@@ -617,9 +617,9 @@ public final class ClusterStore {
         ds,
         "cannot set the concurrency limit per key of queue " + queue,
         limitConcurrencyPerKey,
-        limit,
         queue,
-        field);
+        field,
+        limit);
   }
 
   /**
@@ -627,38 +627,31 @@ public final class ClusterStore {
    * when both are null.
    */
   public void limitRate(DataSource ds, String queue, Integer limit, Integer periodMillis) {
-    Db.inTransaction(
-        ds,
-        "cannot set the rate limit of queue " + queue,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(limitRate)) {
-            ps.setString(1, queue);
-            ps.setObject(2, limit, java.sql.Types.INTEGER);
-            ps.setObject(3, periodMillis, java.sql.Types.INTEGER);
-            ps.setString(4, schema.controlChannel());
-            ps.setString(5, schema.insertChannel());
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next();
-            }
-          }
-        });
+    setLimit(
+        ds, "cannot set the rate limit of queue " + queue, limitRate, queue, limit, periodMillis);
   }
 
   /**
-   * Runs {@code sql}, a statement that sets a limit and ends in LIMITED_ANSWER: binds {@code texts}
-   * (the queue, then any other text of the limit), {@code limit}, then the channels.
+   * Runs {@code sql}, a statement that sets a limit and ends in LIMITED_ANSWER: binds {@code
+   * values} in order (a String as text, an Integer as int, a null as a text NULL, which the
+   * statement casts where it needs an int), then the channels.
    */
-  private void setLimit(DataSource ds, String what, String sql, Integer limit, String... texts) {
+  private void setLimit(DataSource ds, String what, String sql, Object... values) {
     Db.inTransaction(
         ds,
         what,
         c -> {
           try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
-            for (String t : texts) {
-              ps.setString(i++, t);
+            for (Object v : values) {
+              if (v == null) {
+                ps.setNull(i++, java.sql.Types.VARCHAR);
+              } else if (v instanceof Integer n) {
+                ps.setInt(i++, n);
+              } else {
+                ps.setString(i++, (String) v);
+              }
             }
-            ps.setObject(i++, limit, java.sql.Types.INTEGER);
             ps.setString(i++, schema.controlChannel());
             ps.setString(i, schema.insertChannel());
             try (ResultSet rs = ps.executeQuery()) {
