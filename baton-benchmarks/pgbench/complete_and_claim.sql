@@ -29,7 +29,10 @@ RETURNING j.id, j.fence
 picked AS MATERIALIZED (
   SELECT id FROM "baton".job
   WHERE state = 'available' AND queue = :queue
-    AND NOT EXISTS (SELECT 1 FROM "baton".queue q WHERE q.name = :queue AND q.paused_at IS NOT NULL)
+    AND NOT EXISTS (SELECT 1 FROM "baton".queue q
+                    WHERE q.name = :queue AND (q.paused_at IS NOT NULL OR q.concurrency_limit IS NOT NULL
+                                             OR q.key_limit IS NOT NULL
+                                             OR q.rate_limit IS NOT NULL))
   ORDER BY priority, scheduled_at, id
   LIMIT :batch
   FOR UPDATE SKIP LOCKED

@@ -104,10 +104,14 @@ public final class BatonConfig {
    */
   public static final int ADAPTIVE_PREFETCH_LIMIT = 2_048;
 
+  /** The highest cluster-wide concurrency limit a queue may be given: 1,000,000 jobs. */
+  public static final int MAX_CONCURRENCY_LIMIT = 1_000_000;
+
   private final String schema;
   private final String nodeIdGiven; // null: the default, computed when first asked for
   private volatile String nodeId;
   private final Map<String, QueueConfig> queues;
+  private final Map<String, Integer> concurrencyLimits;
   private final Map<String, KindConfig> kinds;
   private final Duration lease;
   private final Duration heartbeatInterval;
@@ -145,6 +149,7 @@ public final class BatonConfig {
     this.schema = b.schema;
     this.nodeIdGiven = b.nodeId;
     this.queues = Collections.unmodifiableMap(new LinkedHashMap<>(b.queues));
+    this.concurrencyLimits = Collections.unmodifiableMap(new LinkedHashMap<>(b.concurrencyLimits));
     this.kinds = Collections.unmodifiableMap(new LinkedHashMap<>(b.kinds));
     this.lease = b.lease;
     this.heartbeatInterval =
@@ -195,6 +200,7 @@ public final class BatonConfig {
     b.schema = schema;
     b.nodeId = nodeIdGiven;
     b.queues.putAll(queues);
+    b.concurrencyLimits.putAll(concurrencyLimits);
     b.kinds.putAll(kinds);
     b.lease = lease;
     b.heartbeatInterval = heartbeatIntervalGiven;
@@ -259,6 +265,14 @@ public final class BatonConfig {
   /** The queues this client works, by name, in the order they were added. */
   public Map<String, QueueConfig> queues() {
     return queues;
+  }
+
+  /**
+   * The cluster-wide concurrency limits this client sets when it starts, by queue; empty by
+   * default. See {@link Builder#concurrencyLimit}.
+   */
+  public Map<String, Integer> concurrencyLimits() {
+    return concurrencyLimits;
   }
 
   /**
@@ -516,6 +530,7 @@ public final class BatonConfig {
     private String schema = DEFAULT_SCHEMA;
     private String nodeId;
     private final Map<String, QueueConfig> queues = new LinkedHashMap<>();
+    private final Map<String, Integer> concurrencyLimits = new LinkedHashMap<>();
     private final Map<String, KindConfig> kinds = new LinkedHashMap<>();
     private Duration lease = DEFAULT_LEASE;
     private Duration heartbeatInterval;
@@ -593,6 +608,31 @@ public final class BatonConfig {
     public Builder queue(String name, int concurrency) {
       QueueConfig q = new QueueConfig(name, concurrency);
       queues.put(q.name(), q);
+      return this;
+    }
+
+    /**
+     * Sets queue {@code queue}'s cluster-wide concurrency limit when this client starts: from then
+     * on no node runs more than {@code limit} of the queue's jobs at once, counted across the whole
+     * cluster (each node's own {@code concurrency} still bounds it too). Default none: a queue
+     * without a limit is claimed exactly as before limits existed. The limit lives in the database
+     * (the queue table), not in the client: every node obeys it whether or not its own config names
+     * it, the client that starts last sets it, and {@link
+     * dev.baton.admin.BatonAdmin#limitConcurrency} or {@code baton queues limit} change it at run
+     * time on every node without a restart. A queue need not be worked by this client. See
+     * docs/limits.md.
+     *
+     * @param queue a queue name
+     * @param limit jobs of the queue running at once across the cluster, 0..1,000,000; 0 runs none
+     * @throws InvalidConfigException if the name is not a queue name or the limit is out of range
+     */
+    public Builder concurrencyLimit(String queue, int limit) {
+      QueueConfig.requireValidName(queue);
+      if (limit < 0 || limit > MAX_CONCURRENCY_LIMIT) {
+        throw new InvalidConfigException(
+            "concurrencyLimit of queue \"" + queue + "\"", "0..1000000", limit);
+      }
+      concurrencyLimits.put(queue, limit);
       return this;
     }
 

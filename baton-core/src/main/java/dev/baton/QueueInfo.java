@@ -12,12 +12,20 @@ import java.time.Instant;
  * @param pausedBy the node or user that paused it, or null
  * @param backlogCap the most jobs that may wait (available, scheduled, retryable) in the queue, an
  *     enqueue over it being refused ({@link BacklogCapExceededException}); null when it has no cap
+ * @param concurrencyLimit the most of its jobs that run at once across the cluster, or null when it
+ *     has no such limit (then only each node's own concurrency bounds it); see {@code
+ *     BatonAdmin#limitConcurrency}
  */
 public record QueueInfo(
-    String name, boolean paused, Instant pausedAt, String pausedBy, Integer backlogCap) {
+    String name,
+    boolean paused,
+    Instant pausedAt,
+    String pausedBy,
+    Integer backlogCap,
+    Integer concurrencyLimit) {
 
-  /** A queue without a backlog cap. */
+  /** A queue without a backlog cap or a cluster-wide concurrency limit. */
   public QueueInfo(String name, boolean paused, Instant pausedAt, String pausedBy) {
-    this(name, paused, pausedAt, pausedBy, null);
+    this(name, paused, pausedAt, pausedBy, null, null);
   }
 }

@@ -61,6 +61,7 @@ class LeastPrivilegeTest {
                   s + ".node",
                   s + ".leader",
                   s + ".queue",
+                  s + ".queue_start",
                   s + ".periodic",
                   s + ".job_completions")
               + " TO "

@@ -12,16 +12,23 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code baton queues list|pause Q|resume Q|cap Q [N|--remove]}. */
+/**
+ * {@code baton queues list|pause Q|resume Q|cap Q [N|--remove]|limit Q N|unlimit Q|rate Q N
+ * PERIOD}.
+ */
 @Command(
     name = "queues",
     mixinStandardHelpOptions = true,
-    description = "List, pause and resume queues, and set their backlog caps, cluster-wide.",
+    description =
+        "List, pause and resume queues, set their backlog caps and limit them, cluster-wide.",
     subcommands = {
       QueuesCommand.ListQueues.class,
       QueuesCommand.Pause.class,
       QueuesCommand.Resume.class,
-      QueuesCommand.Cap.class
+      QueuesCommand.Cap.class,
+      QueuesCommand.Limit.class,
+      QueuesCommand.Unlimit.class,
+      QueuesCommand.Rate.class
     })
 final class QueuesCommand extends BaseCommand implements Callable<Integer> {
 
@@ -37,6 +44,7 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
     o.put("paused_at", q.pausedAt() == null ? null : q.pausedAt().toString());
     o.put("paused_by", q.pausedBy());
     o.put("backlog_cap", q.backlogCap());
+    o.put("concurrency_limit", q.concurrencyLimit());
     return o;
   }
 
@@ -66,14 +74,15 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
         out().println("no queues");
         return BatonCli.OK;
       }
-      Output.Table t = new Output.Table("NAME", "PAUSED", "PAUSED_AT", "PAUSED_BY", "CAP");
+      Output.Table t = new Output.Table("NAME", "PAUSED", "PAUSED_AT", "PAUSED_BY", "CAP", "LIMIT");
       for (QueueInfo q : queues) {
         t.row(
             q.name(),
             q.paused() ? "yes" : "no",
             Output.time(q.pausedAt()),
             q.pausedBy(),
-            q.backlogCap() == null ? "-" : q.backlogCap());
+            q.backlogCap() == null ? "-" : q.backlogCap(),
+            q.concurrencyLimit() == null ? "-" : q.concurrencyLimit().toString());
       }
       t.print(out());
       return BatonCli.OK;
@@ -216,6 +225,180 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
         out().println(text);
       }
       return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues limit Q N}. */
+  @Command(
+      name = "limit",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Limit a queue's jobs running at once across the whole cluster, on every node without a"
+            + " restart. Jobs over the limit wait (available, no attempt used); running jobs"
+            + " finish."
+      })
+  static final class Limit extends BaseCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Parameters(
+        index = "1",
+        paramLabel = "N",
+        description =
+            "Jobs of the queue running at once across the cluster, 0..1000000 (per key with"
+                + " --per-key: 1..1000000)")
+    int limit;
+
+    @Option(
+        names = "--per-key",
+        paramLabel = "FIELD",
+        description =
+            "Limit each key instead of the whole queue: the key of a job is its args' field FIELD")
+    String perKey;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      if (perKey != null) {
+        admin.limitConcurrencyPerKey(queue, perKey, limit, Database.operatorId());
+      } else {
+        admin.limitConcurrency(queue, limit, Database.operatorId());
+      }
+      String what = perKey == null ? "" : " per " + perKey;
+      if (json()) {
+        ObjectNode o = Output.object();
+        o.put("outcome", "limited");
+        o.put("per_key", perKey);
+        o.set("queue", QueuesCommand.json(find(admin, queue)));
+        Output.printJson(out(), o);
+      } else {
+        out()
+            .println(
+                "queue "
+                    + queue
+                    + " limited to "
+                    + limit
+                    + " running jobs"
+                    + what
+                    + " across the cluster");
+      }
+      return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues unlimit Q}. */
+  @Command(
+      name = "unlimit",
+      mixinStandardHelpOptions = true,
+      description =
+          "Remove a queue's cluster-wide concurrency limit (or, with --per-key, its limit per"
+              + " key), on every node.")
+  static final class Unlimit extends BaseCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Option(names = "--per-key", description = "Remove the limit per key instead")
+    boolean perKey;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      if (perKey) {
+        admin.removeConcurrencyLimitPerKey(queue, Database.operatorId());
+        if (json()) {
+          ObjectNode o = Output.object();
+          o.put("outcome", "unlimited_per_key");
+          o.set("queue", QueuesCommand.json(find(admin, queue)));
+          Output.printJson(out(), o);
+        } else {
+          out().println("queue " + queue + " has no concurrency limit per key now");
+        }
+        return BatonCli.OK;
+      }
+      boolean had = find(admin, queue).concurrencyLimit() != null;
+      admin.removeConcurrencyLimit(queue, Database.operatorId());
+      if (json()) {
+        ObjectNode o = Output.object();
+        o.put("outcome", had ? "unlimited" : "not_limited");
+        o.set("queue", QueuesCommand.json(find(admin, queue)));
+        Output.printJson(out(), o);
+      } else {
+        out()
+            .println(
+                had
+                    ? "queue " + queue + " has no cluster-wide concurrency limit now"
+                    : "queue " + queue + " had no cluster-wide concurrency limit");
+      }
+      return BatonCli.OK;
+    }
+  }
+
+  /** {@code baton queues rate Q N PERIOD} and {@code baton queues rate Q --remove}. */
+  @Command(
+      name = "rate",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Limit how many jobs of a queue start across the cluster: at most N in any window of"
+            + " PERIOD (a sliding window), on every node without a restart. Jobs over the rate"
+            + " wait (available, no attempt used)."
+      })
+  static final class Rate extends BaseCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "N", description = "Starts per period")
+    Integer limit;
+
+    @Parameters(
+        index = "2",
+        arity = "0..1",
+        paramLabel = "PERIOD",
+        description = "The window, as an ISO-8601 duration (PT1S) or 500ms, 1s, 1m, 1h")
+    String period;
+
+    @Option(names = "--remove", description = "Remove the queue's rate limit")
+    boolean remove;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      if (remove) {
+        admin.removeRateLimit(queue, Database.operatorId());
+        out().println("queue " + queue + " has no rate limit now");
+        return BatonCli.OK;
+      }
+      if (limit == null || period == null) {
+        throw new UsageException("queues rate: give N and PERIOD, or --remove");
+      }
+      admin.limitRate(queue, limit, duration(period), Database.operatorId());
+      out().println("queue " + queue + " limited to " + limit + " starts per " + period);
+      return BatonCli.OK;
+    }
+
+    private static java.time.Duration duration(String text) {
+      try {
+        if (text.startsWith("P") || text.startsWith("p")) {
+          return java.time.Duration.parse(text);
+        }
+        java.util.regex.Matcher m =
+            java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(text);
+        if (m.matches()) {
+          long n = Long.parseLong(m.group(1));
+          return switch (m.group(2)) {
+            case "ms" -> java.time.Duration.ofMillis(n);
+            case "s" -> java.time.Duration.ofSeconds(n);
+            case "m" -> java.time.Duration.ofMinutes(n);
+            default -> java.time.Duration.ofHours(n);
+          };
+        }
+      } catch (java.time.format.DateTimeParseException | NumberFormatException e) {
+        // falls through to the usage error
+      }
+      throw new UsageException(
+          "queues rate: PERIOD must be an ISO-8601 duration (PT1S) or a number with ms, s, m or h;"
+              + " got \""
+              + text
+              + "\"");
     }
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.SchemaNotMigratedException;
 import dev.baton.admin.BatonAdmin;
+import dev.baton.admin.StatsAdmin;
 import dev.baton.admin.StatsAdmin.QueueStats;
 import dev.baton.migrate.Migrator;
 import java.util.List;
@@ -48,7 +49,17 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
     }
     if (json()) {
       ArrayNode a = Output.array();
-      queues.forEach(q -> a.add(json(q).put("backlog_cap", caps.get(q.queue()))));
+      java.util.Map<String, StatsAdmin.QueueLimit> limits = new java.util.HashMap<>();
+      root.admin().limits().forEach(l -> limits.put(l.queue(), l));
+      for (QueueStats q : queues) {
+        ObjectNode o = json(q).put("backlog_cap", caps.get(q.queue()));
+        StatsAdmin.QueueLimit l = limits.get(q.queue());
+        if (l != null) { // only a limited queue has these
+          o.put("concurrency_limit", l.limit());
+          o.put("waiting_for_limit", l.waitingForLimit());
+        }
+        a.add(o);
+      }
       Output.printJson(out(), a);
       return BatonCli.OK;
     }
@@ -95,6 +106,19 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
             "OLDEST: since the oldest available job became due. FAILED: failed attempts / attempts"
                 + " ended in the window. JOBS/S: completions per second in the window. CAP: the"
                 + " backlog cap on available + scheduled + retryable jobs.");
+    List<StatsAdmin.QueueLimit> limits = root.admin().limits();
+    if (!limits.isEmpty()) {
+      out().println();
+      Output.Table l = new Output.Table("QUEUE", "LIMIT", "RUNNING", "WAITING_FOR_LIMIT");
+      for (StatsAdmin.QueueLimit q : limits) {
+        l.row(q.queue(), q.limit(), q.running(), q.waitingForLimit());
+      }
+      l.print(out());
+      out()
+          .println(
+              "LIMIT: most jobs running at once across the cluster (baton queues limit)."
+                  + " WAITING_FOR_LIMIT: available jobs beyond what the limit leaves free.");
+    }
     out().flush();
     return BatonCli.OK;
   }

@@ -91,6 +91,63 @@ class QueuesAndNodesCliTest {
   }
 
   @Test
+  void limitAndUnlimitAQueue() {
+    CliRunner.Result limited = cli.run("queues", "limit", "payments", "5");
+    assertThat(limited.exitCode()).as(limited.err()).isZero();
+    assertThat(limited.out())
+        .isEqualTo("queue payments limited to 5 running jobs across the cluster\n");
+    JsonNode payments = null;
+    for (JsonNode q : cli.run("queues", "list", "--json").json()) {
+      if (q.path("name").asText().equals("payments")) {
+        payments = q;
+      }
+    }
+    assertThat(payments).isNotNull();
+    assertThat(payments.path("concurrency_limit").asInt()).isEqualTo(5);
+    assertThat(cli.run("queues", "list").out()).contains("LIMIT");
+    cli.enqueue("q_job", "--queue", "payments");
+    cli.enqueue("q_job", "--queue", "payments");
+    CliRunner.Result stats = cli.run("stats");
+    assertThat(stats.exitCode()).as(stats.err()).isZero();
+    assertThat(stats.out()).contains("WAITING_FOR_LIMIT");
+    JsonNode statsJson = null;
+    for (JsonNode q : cli.run("stats", "--json").json()) {
+      if (q.path("queue").asText().equals("payments")) {
+        statsJson = q;
+      }
+    }
+    assertThat(statsJson).isNotNull();
+    assertThat(statsJson.path("concurrency_limit").asInt()).isEqualTo(5);
+    assertThat(statsJson.path("waiting_for_limit").asInt()).isZero(); // 2 available, 5 free
+
+    JsonNode unlimited = cli.run("queues", "unlimit", "payments", "--json").json();
+    assertThat(unlimited.path("outcome").asText()).isEqualTo("unlimited");
+    assertThat(unlimited.path("queue").path("concurrency_limit").isNull()).isTrue();
+    assertThat(cli.run("queues", "unlimit", "payments").out())
+        .isEqualTo("queue payments had no cluster-wide concurrency limit\n");
+
+    CliRunner.Result perKey = cli.run("queues", "limit", "payments", "1", "--per-key", "customer");
+    assertThat(perKey.exitCode()).as(perKey.err()).isZero();
+    assertThat(perKey.out())
+        .isEqualTo("queue payments limited to 1 running jobs per customer across the cluster\n");
+    assertThat(cli.run("queues", "unlimit", "payments", "--per-key").out())
+        .isEqualTo("queue payments has no concurrency limit per key now\n");
+
+    CliRunner.Result rate = cli.run("queues", "rate", "mail", "50", "1s");
+    assertThat(rate.exitCode()).as(rate.err()).isZero();
+    assertThat(rate.out()).isEqualTo("queue mail limited to 50 starts per 1s\n");
+    assertThat(cli.run("queues", "rate", "mail", "--remove").out())
+        .isEqualTo("queue mail has no rate limit now\n");
+    CliRunner.Result badPeriod = cli.run("queues", "rate", "mail", "50", "soon");
+    assertThat(badPeriod.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(badPeriod.err()).contains("PERIOD").contains("soon");
+
+    CliRunner.Result negative = cli.run("queues", "limit", "payments", "-1");
+    assertThat(negative.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(negative.err()).contains("0..1000000").contains("-1");
+  }
+
+  @Test
   void anInvalidQueueNameIsAUsageError() {
     CliRunner.Result r = cli.run("queues", "pause", "-bad name");
     assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);

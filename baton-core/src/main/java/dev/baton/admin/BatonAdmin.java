@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *       person browsing), {@link #enqueue} by kind name, {@link #retry}, {@link #runNow}, {@link
  *       #cancel}, {@link #delete}.
  *   <li>Queues: {@link #pause}, {@link #resume}, {@link #setBacklogCap}, {@link #removeBacklogCap},
- *       {@link #queues} (which are paused or capped), {@link #stats} (depth, age, throughput) and
- *       {@link #completions} (throughput over time).
+ *       {@link #limitConcurrency}, {@link #removeConcurrencyLimit}, {@link #limitRate}, {@link
+ *       #queues} (which are paused, capped or limited), {@link #limits}, {@link #stats} (depth,
+ *       age, throughput) and {@link #completions} (throughput over time).
  *   <li>Cluster: {@link #nodes}, {@link #leader}, {@link #periodic} schedules.
  * </ul>
  *
@@ -246,8 +247,141 @@ public final class BatonAdmin {
   }
 
   /**
+   * Sets {@code queue}'s cluster-wide concurrency limit: from the commit of this call on, no claim
+   * on any node lets more than {@code limit} of the queue's jobs run at once, counting every job in
+   * state running (also those of a node that crashed, froze or lost its connection, until they are
+   * rescued). Jobs over the limit stay available and use no attempt. Jobs already running when the
+   * limit is set or lowered finish; the queue then claims nothing until fewer than {@code limit}
+   * run. Every node hears of it at commit (over NOTIFY, else at its next poll); no restart. A limit
+   * of 0 claims nothing, like a pause that lets enqueues and running jobs go on.
+   *
+   * @param queue the queue; it need not be known to any node yet
+   * @param limit the most jobs of the queue running across the cluster, 0..1,000,000
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name or {@code limit} is
+   *     out of range
+   */
+  public void limitConcurrency(String queue, int limit, String by) {
+    QueueConfig.requireValidName(queue);
+    if (limit < 0 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "concurrency limit of queue \"" + queue + "\"", "0..1000000", limit);
+    }
+    cluster.limitConcurrency(dataSource, queue, limit);
+    log.info("queue {} limited to {} running jobs across the cluster by {}", queue, limit, by);
+  }
+
+  /**
+   * Removes {@code queue}'s cluster-wide concurrency limit: each node's own concurrency bounds it
+   * again, and its claims are the plain claim once every node has heard (at commit over NOTIFY,
+   * else at its next poll). Removing a limit that is not set does nothing.
+   *
+   * @param queue the queue
+   * @param by who removed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void removeConcurrencyLimit(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    cluster.limitConcurrency(dataSource, queue, null);
+    log.info("queue {}: cluster-wide concurrency limit removed by {}", queue, by);
+  }
+
+  /**
+   * Limits {@code queue} per key: from the commit of this call on, no claim on any node lets more
+   * than {@code limit} of the queue's jobs with one key run at once, the key of a job being the
+   * text of its args' field {@code argsField} ({@code args ->> argsField}; a job without the field
+   * has the key {@code ""}). Counted as {@link #limitConcurrency} counts (every job in state
+   * running, also a crashed or frozen node's until rescued); jobs over the limit stay available and
+   * use no attempt, and jobs of other keys go past them. A queue-wide limit, if set, holds as well.
+   * Every node hears of it at commit (else at its next poll); no restart. A claim of such a queue
+   * reads every available job of the queue (to rank them by key): its cost grows with the queue's
+   * backlog.
+   *
+   * @param queue the queue
+   * @param argsField the top-level field of the jobs' args that holds the key, 1-128 characters
+   * @param limit jobs of one key running at once across the cluster, 1..1,000,000
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if a value is out of range
+   */
+  public void limitConcurrencyPerKey(String queue, String argsField, int limit, String by) {
+    QueueConfig.requireValidName(queue);
+    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+      throw new InvalidConfigException(
+          "key field of queue \"" + queue + "\"", "1-128 characters", argsField);
+    }
+    if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", limit);
+    }
+    cluster.limitConcurrencyPerKey(dataSource, queue, argsField, limit);
+    log.info(
+        "queue {} limited to {} running jobs per key (args field {}) across the cluster by {}",
+        queue,
+        limit,
+        argsField,
+        by);
+  }
+
+  /**
+   * Removes {@code queue}'s concurrency limit per key (a queue-wide limit stays). Removing a limit
+   * that is not set does nothing.
+   *
+   * @param queue the queue
+   * @param by who removed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void removeConcurrencyLimitPerKey(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    cluster.limitConcurrencyPerKey(dataSource, queue, null, null);
+    log.info("queue {}: concurrency limit per key removed by {}", queue, by);
+  }
+
+  /**
+   * Limits how many jobs of {@code queue} start (are claimed) across the cluster: at most {@code
+   * limit} in any window of {@code period}, a sliding window over the recorded start times (each
+   * claim's database time), not fixed buckets, so a period boundary never lets twice the rate
+   * through. Each claim of the queue counts the starts of the last period after locking the queue's
+   * row and takes only what is left; jobs over the rate stay available and use no attempt. A re-run
+   * (retry, rescue) is a start like any other. Holds together with a queue-wide or per-key
+   * concurrency limit. Every node hears of it at commit (else at its next poll); no restart.
+   *
+   * @param queue the queue
+   * @param limit starts per period, 1..1,000,000
+   * @param period the window, 1 ms..1 day
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if a value is out of range
+   */
+  public void limitRate(String queue, int limit, Duration period, String by) {
+    QueueConfig.requireValidName(queue);
+    if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "rate limit of queue \"" + queue + "\"", "1..1000000", limit);
+    }
+    if (period == null || period.toMillis() < 1 || period.compareTo(Duration.ofDays(1)) > 0) {
+      throw new InvalidConfigException(
+          "rate limit period of queue \"" + queue + "\"", "1 ms..1 day", period);
+    }
+    cluster.limitRate(dataSource, queue, limit, (int) period.toMillis());
+    log.info(
+        "queue {} limited to {} starts per {} across the cluster by {}", queue, limit, period, by);
+  }
+
+  /**
+   * Removes {@code queue}'s rate limit. Removing a limit that is not set does nothing.
+   *
+   * @param queue the queue
+   * @param by who removed it, for the log
+   * @throws InvalidConfigException if {@code queue} is not a valid queue name
+   */
+  public void removeRateLimit(String queue, String by) {
+    QueueConfig.requireValidName(queue);
+    cluster.limitRate(dataSource, queue, null, null);
+    log.info("queue {}: rate limit removed by {}", queue, by);
+  }
+
+  /**
    * Every queue the cluster knows (a control row, live jobs, or a node working it), by name, with
-   * its pause and its backlog cap.
+   * its pause, its backlog cap and its cluster-wide concurrency limit.
    */
   public List<QueueInfo> queues() {
     Map<String, Integer> caps = backlogCaps();
@@ -255,7 +389,12 @@ public final class BatonAdmin {
     for (ClusterStore.QueueRow q : cluster.queues(dataSource)) {
       out.add(
           new QueueInfo(
-              q.name(), q.pausedAt() != null, q.pausedAt(), q.pausedBy(), caps.get(q.name())));
+              q.name(),
+              q.pausedAt() != null,
+              q.pausedAt(),
+              q.pausedBy(),
+              caps.get(q.name()),
+              q.concurrencyLimit()));
     }
     return out;
   }
@@ -356,6 +495,15 @@ public final class BatonAdmin {
    */
   public List<StatsAdmin.QueueStats> stats() {
     return stats.queues();
+  }
+
+  /**
+   * Every queue with a cluster-wide concurrency limit: the limit, the jobs running (the share of
+   * the limit in use) and the jobs waiting for the limit. See {@link StatsAdmin#limits()}, which
+   * this is.
+   */
+  public List<StatsAdmin.QueueLimit> limits() {
+    return stats.limits();
   }
 
   /**

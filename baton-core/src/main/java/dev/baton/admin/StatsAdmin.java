@@ -182,6 +182,38 @@ public final class StatsAdmin {
     return out;
   }
 
+  /**
+   * A queue with a cluster-wide concurrency limit ({@link BatonAdmin#limitConcurrency}), as of the
+   * read.
+   *
+   * @param queue the queue
+   * @param limit the most of its jobs running at once across the cluster
+   * @param running its jobs running now, on any node: the share of the limit in use
+   * @param available its jobs waiting to be claimed
+   */
+  public record QueueLimit(String queue, int limit, long running, long available) {
+
+    /**
+     * Jobs waiting for the limit: the available jobs beyond what the limit leaves free now ({@code
+     * available - max(0, limit - running)}, at least 0). They are claimed as running jobs end.
+     */
+    public long waitingForLimit() {
+      return Math.max(0, available - Math.max(0, limit - running));
+    }
+  }
+
+  /**
+   * Every queue with a cluster-wide concurrency limit, by name; empty when none has one. One
+   * statement: a read of the queue table, and two index counts per limited queue.
+   */
+  public List<QueueLimit> limits() {
+    List<QueueLimit> out = new ArrayList<>();
+    for (StatsStore.QueueLimit l : store.queueLimits(dataSource, Duration.ofSeconds(30))) {
+      out.add(new QueueLimit(l.queue(), l.limit(), l.running(), l.available()));
+    }
+    return out;
+  }
+
   /** The statement {@link #queues()} runs (for tests that check its plan). */
   String sql() {
     return store.queueStatsWithDiscardedSql();

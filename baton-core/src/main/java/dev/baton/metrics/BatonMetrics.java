@@ -332,6 +332,29 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
                 queueValue(queue, StatsStore.QueueStats::failureShare1h))
             .description("Failed attempts / attempts that ended in the window, from queue_stats")
             .tags("queue", queue, "window", "1h"));
+    bindLimitGauges(queue);
+  }
+
+  private void bindLimitGauges(String queue) {
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit",
+                this,
+                queueValue(
+                    queue, s -> s.concurrencyLimit() == null ? Double.NaN : s.concurrencyLimit()))
+            .description(
+                "The queue's cluster-wide concurrency limit; NaN when it has none (see"
+                    + " baton.queue.depth state=running for the share in use)")
+            .tag("queue", queue));
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.waiting",
+                this,
+                queueValue(queue, StatsStore.QueueStats::waitingForLimit))
+            .description(
+                "Available jobs of the queue beyond what its concurrency limit leaves free; 0"
+                    + " without a limit")
+            .tag("queue", queue));
   }
 
   // A queue's backlog cap, registered when a read first finds one; NaN once it has none.

@@ -98,6 +98,31 @@ class BatonMetricsTest {
   }
 
   @Test
+  void aLimitedQueueShowsItsLimitAndTheJobsWaitingForIt() {
+    try (Fixture f = new Fixture()) {
+      Baton reader = f.reader();
+      for (int i = 0; i < 6; i++) {
+        reader.enqueue(new Work(i), EnqueueOptions.builder().queue("mail").build());
+      }
+      f.execute(
+          "UPDATE %s.job SET state = 'running', lease_expires_at = now() + interval '1 hour'"
+              + " WHERE id IN (SELECT min(id) FROM %s.job)");
+      new dev.baton.admin.BatonAdmin(f.dataSource(), f.schema()).limitConcurrency("mail", 3, "t");
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics =
+          BatonMetrics.builder(reader).refreshInterval(Duration.ofHours(1)).build()) {
+        metrics.bindTo(registry);
+        metrics.refresh();
+        assertThat(registry.get("baton.queue.limit").tag("queue", "mail").gauge().value())
+            .isEqualTo(3);
+        // 5 available, 1 running of 3: 2 free, 3 waiting for the limit
+        assertThat(registry.get("baton.queue.limit.waiting").tag("queue", "mail").gauge().value())
+            .isEqualTo(3);
+      }
+    }
+  }
+
+  @Test
   void depthAndOldestAgeReflectInsertedJobs() {
     try (Fixture f = new Fixture()) {
       Baton reader = f.reader();

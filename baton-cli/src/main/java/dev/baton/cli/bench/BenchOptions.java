@@ -9,8 +9,8 @@ import java.util.Set;
 /**
  * The options of {@code baton bench}: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R]
  * [--warmup N] [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL]
- * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N]}, for the commands {@code
- * drain}, {@code latency}, {@code enqueue} and {@code all}.
+ * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N] [--concurrency-limit N]}, for
+ * the commands {@code drain}, {@code latency}, {@code enqueue} and {@code all}.
  *
  * <p>Defaults depend on the command (see {@link Bench}); a value left unset is null here. Public
  * for the benchmarks module, which runs its own measurements with these options and reads them,
@@ -31,6 +31,7 @@ public record BenchOptions(
     boolean traceSql,
     Duration heartbeat,
     Integer prefetch,
+    Integer concurrencyLimit,
     List<String> rawArgs) {
 
   /** Workers (the queue's concurrency) when none is given. */
@@ -82,6 +83,8 @@ public record BenchOptions(
                                 (e.g. 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres')
           --prefetch N          jobs the worked queue claims ahead of its free slots while it
                                 has a backlog (BatonConfig prefetch; default: adaptive)
+          --concurrency-limit N the worked queue's cluster-wide concurrency limit
+                                (BatonConfig concurrencyLimit; default: none)
           --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
                                 a third of the 30 s lease)
           --keep-schemas        keep the bench_* schemas (default: dropped at exit)
@@ -144,6 +147,7 @@ public record BenchOptions(
     private boolean trace = false;
     private Duration heartbeat = null;
     private Integer prefetch = null;
+    private Integer concurrencyLimit = null;
 
     /** No option read yet: every value its default. */
     public Parser() {}
@@ -179,6 +183,7 @@ public record BenchOptions(
         case "--database-url" -> url = value;
         case "--heartbeat-ms" -> heartbeat = Duration.ofMillis(positive(name, value));
         case "--prefetch" -> prefetch = nonNegative(name, value);
+        case "--concurrency-limit" -> concurrencyLimit = positive(name, value);
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
     }
@@ -186,8 +191,22 @@ public record BenchOptions(
     /** The options of {@code command}, given on the command line as {@code rawArgs}. */
     public BenchOptions build(String command, List<String> rawArgs) {
       return new BenchOptions(
-          command, jobs, workers, rate, warmup, idle, bulk, pool, timeout, url, keep, trace,
-          heartbeat, prefetch, rawArgs);
+          command,
+          jobs,
+          workers,
+          rate,
+          warmup,
+          idle,
+          bulk,
+          pool,
+          timeout,
+          url,
+          keep,
+          trace,
+          heartbeat,
+          prefetch,
+          concurrencyLimit,
+          rawArgs);
     }
   }
 
@@ -208,6 +227,7 @@ public record BenchOptions(
         traceSql,
         heartbeat,
         prefetch,
+        concurrencyLimit,
         rawArgs);
   }
 
@@ -219,6 +239,9 @@ public record BenchOptions(
     }
     if (prefetch != null) {
       b.prefetch(prefetch);
+    }
+    if (concurrencyLimit != null) {
+      b.concurrencyLimit("default", concurrencyLimit);
     }
     return b.build();
   }

@@ -151,6 +151,25 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
   }
 
   /**
+   * Writes completions a producer took, in a statement of their own, and settles them; if the
+   * statement fails they are given back ({@link #requeue}) and its exception is rethrown. For a
+   * producer whose next claim must see them written (a queue with a cluster-wide limit).
+   */
+  public void writeTaken(List<Pending> pending) {
+    if (pending.isEmpty()) {
+      return;
+    }
+    Set<Long> written;
+    try {
+      written = writeFinishes(pending);
+    } catch (RuntimeException e) {
+      requeue(pending);
+      throw e;
+    }
+    settle(pending, written);
+  }
+
+  /**
    * Gives back completions a producer took but could not write (its statement failed, perhaps after
    * it committed); the completer retries them as such.
    */

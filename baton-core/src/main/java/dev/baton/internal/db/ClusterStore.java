@@ -180,10 +180,67 @@ public final class ClusterStore {
       FROM up
       """;
 
+  // The announcement of a changed limit ("up": the queue's name and its claim mode): on the
+  // control channel, so that every node claims the queue with the statement that fits, and on the
+  // insert channel, to wake its producers (a raised limit leaves room). Binds: ctl, ins.
+  @Fragment
+  private static final String LIMITED_ANSWER =
+      """
+      SELECT pg_notify(?, json_build_object('action', 'queue_limited', 'queue', name,
+                                            'mode', mode)::text),
+             pg_notify(?, name)
+      FROM up""";
+
+  // Sets or removes (NULL) a queue's cluster-wide concurrency limit (schema version 9). Every
+  // node hears of it on the control channel, to claim the queue with the statement that fits, and
+  // its producers are woken on the insert channel (a raised limit leaves room). Binds: queue,
+  // limit, ctl, ins.
+  private static final String LIMIT_CONCURRENCY =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue AS q (name, concurrency_limit) VALUES (?, ?::int)
+        ON CONFLICT (name) DO UPDATE
+        SET concurrency_limit = excluded.concurrency_limit, updated_at = now()
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
+
+  // Sets or removes (NULLs) a queue's concurrency limit per key: at most key_limit of its jobs
+  // running per value of args ->> key_field. Announced as LIMIT_CONCURRENCY's. Binds: queue, field,
+  // limit, ctl, ins.
+  private static final String LIMIT_CONCURRENCY_PER_KEY =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue AS q (name, key_field, key_limit) VALUES (?, ?, ?::int)
+        ON CONFLICT (name) DO UPDATE
+        SET key_field = excluded.key_field, key_limit = excluded.key_limit, updated_at = now()
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
+
+  // Sets or removes (NULLs) a queue's rate limit: at most rate_limit starts in any window of
+  // rate_period_ms. Announced as LIMIT_CONCURRENCY's. Binds: queue, limit, period ms, ctl, ins.
+  private static final String LIMIT_RATE =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue AS q (name, rate_limit, rate_period_ms) VALUES (?, ?::int, ?::int)
+        ON CONFLICT (name) DO UPDATE
+        SET rate_limit = excluded.rate_limit, rate_period_ms = excluded.rate_period_ms,
+            updated_at = now()
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
+
   // Every queue with a row, a job or a registered node working it.
   private static final String QUEUES =
       """
-      SELECT n.name, q.paused_at, q.paused_by
+      SELECT n.name, q.paused_at, q.paused_by, q.concurrency_limit
       FROM (SELECT name FROM ${schema}.queue
             UNION SELECT DISTINCT queue FROM ${schema}.job
                   WHERE state IN ('available', 'running', 'scheduled', 'retryable')
@@ -211,6 +268,9 @@ public final class ClusterStore {
   private final String resume;
   private final String queues;
   private final String paused;
+  private final String limitConcurrency;
+  private final String limitConcurrencyPerKey;
+  private final String limitRate;
 
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
@@ -230,6 +290,9 @@ public final class ClusterStore {
     this.resume = schema.expand(RESUME);
     this.queues = schema.expand(QUEUES);
     this.paused = schema.expand(PAUSED);
+    this.limitConcurrency = schema.expand(LIMIT_CONCURRENCY);
+    this.limitConcurrencyPerKey = schema.expand(LIMIT_CONCURRENCY_PER_KEY);
+    this.limitRate = schema.expand(LIMIT_RATE);
   }
 
   /** A registered node. */
@@ -269,8 +332,9 @@ public final class ClusterStore {
       Instant renewedAt,
       Instant expiresAt) {}
 
-  /** A queue and whether it is paused. */
-  public record QueueRow(String name, Instant pausedAt, String pausedBy) {}
+  /** A queue, whether it is paused, and its cluster-wide concurrency limit (null: none). */
+  public record QueueRow(
+      String name, Instant pausedAt, String pausedBy, Integer concurrencyLimit) {}
 
   /** Registers (or re-registers) a node. */
   public void register(DataSource ds, NodeRow n, Instant now) {
@@ -536,6 +600,67 @@ public final class ClusterStore {
         });
   }
 
+  /**
+   * Sets {@code queue}'s cluster-wide concurrency limit, or removes it when {@code limit} is null.
+   */
+  public void limitConcurrency(DataSource ds, String queue, Integer limit) {
+    setLimit(
+        ds, "cannot set the concurrency limit of queue " + queue, limitConcurrency, queue, limit);
+  }
+
+  /**
+   * Sets {@code queue}'s concurrency limit per key (the value of {@code args ->> field}), or
+   * removes it when {@code field} and {@code limit} are null.
+   */
+  public void limitConcurrencyPerKey(DataSource ds, String queue, String field, Integer limit) {
+    setLimit(
+        ds,
+        "cannot set the concurrency limit per key of queue " + queue,
+        limitConcurrencyPerKey,
+        queue,
+        field,
+        limit);
+  }
+
+  /**
+   * Sets {@code queue}'s rate limit to {@code limit} starts per {@code periodMillis}, or removes it
+   * when both are null.
+   */
+  public void limitRate(DataSource ds, String queue, Integer limit, Integer periodMillis) {
+    setLimit(
+        ds, "cannot set the rate limit of queue " + queue, limitRate, queue, limit, periodMillis);
+  }
+
+  /**
+   * Runs {@code sql}, a statement that sets a limit and ends in LIMITED_ANSWER: binds {@code
+   * values} in order (a String as text, an Integer as int, a null as a text NULL, which the
+   * statement casts where it needs an int), then the channels.
+   */
+  private void setLimit(DataSource ds, String what, String sql, Object... values) {
+    Db.inTransaction(
+        ds,
+        what,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            for (Object v : values) {
+              if (v == null) {
+                ps.setNull(i++, java.sql.Types.VARCHAR);
+              } else if (v instanceof Integer n) {
+                ps.setInt(i++, n);
+              } else {
+                ps.setString(i++, (String) v);
+              }
+            }
+            ps.setString(i++, schema.controlChannel());
+            ps.setString(i, schema.insertChannel());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next();
+            }
+          }
+        });
+  }
+
   /** Whether {@code queue} is paused. */
   public boolean paused(DataSource ds, String queue) {
     return Db.inTransaction(
@@ -561,7 +686,12 @@ public final class ClusterStore {
           try (PreparedStatement ps = c.prepareStatement(queues);
               ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-              out.add(new QueueRow(rs.getString(1), Timestamps.instant(rs, 2), rs.getString(3)));
+              out.add(
+                  new QueueRow(
+                      rs.getString(1),
+                      Timestamps.instant(rs, 2),
+                      rs.getString(3),
+                      (Integer) rs.getObject(4)));
             }
           }
           return out;

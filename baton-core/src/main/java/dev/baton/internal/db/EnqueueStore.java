@@ -62,7 +62,8 @@ public final class EnqueueStore {
 
   // Claim on enqueue: the same insert, but when nothing of the queue waits ahead of the job (an
   // available job of the same or a higher priority, which a claim would take first) and the queue
-  // is not paused (as HolderStore's claim tests it), the row is written already claimed by the
+  // is neither paused nor limited (as HolderStore's claim tests it; a limited queue's jobs are
+  // claimed only by HolderStore's limited claim), the row is written already claimed by the
   // enqueuing node, under a new fence, with lease and deadline as HolderStore's claim sets them.
   // Otherwise it is a plain available insert with its NOTIFY. A job another claimer has locked but
   // not yet committed still reads as available here, so it too keeps its place. Binds: queue,
@@ -75,7 +76,7 @@ public final class EnqueueStore {
                            WHERE state = 'available' AND queue = ? AND priority <= ?)
            AND
       """
-          + HolderStore.QUEUE_NOT_PAUSED
+          + HolderStore.QUEUE_OPEN_UNLIMITED
           + """
 
            AS here

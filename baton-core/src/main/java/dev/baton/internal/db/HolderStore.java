@@ -24,11 +24,36 @@ import javax.sql.DataSource;
  */
 public final class HolderStore {
 
-  // A queue paused cluster-wide yields no claim: one primary-key probe of the queue table. The
-  // claim on enqueue (EnqueueStore) tests it too. Binds: queue.
+  // A queue paused cluster-wide yields no claim, nor does one with a cluster-wide concurrency
+  // limit (schema version 9), which only CLAIM_LIMITED or CLAIM_KEYED claims: one primary-key probe
+  // of the queue
+  // table, the same probe whether or not the row carries a limit, so a queue without a limit pays
+  // nothing for limits. The claim on enqueue (EnqueueStore) tests it too. Binds: queue.
   @Fragment
-  static final String QUEUE_NOT_PAUSED =
-      "NOT EXISTS (SELECT 1 FROM ${schema}.queue q WHERE q.name = ? AND q.paused_at IS NOT NULL)";
+  static final String QUEUE_OPEN_UNLIMITED =
+      """
+      NOT EXISTS (SELECT 1 FROM ${schema}.queue q
+                  WHERE q.name = ? AND (q.paused_at IS NOT NULL OR q.concurrency_limit IS NOT NULL
+                                        OR q.key_limit IS NOT NULL OR q.rate_limit IS NOT NULL))""";
+
+  // Which claim statement a queue's row (alias q) calls for, as ClaimMode names it: 'keyed' with a
+  // limit per key, 'limited' with a limit of the whole queue only, else 'plain'.
+  @Fragment
+  static final String CLAIM_MODE =
+      """
+      CASE WHEN q.key_limit IS NOT NULL THEN 'keyed'
+           WHEN q.concurrency_limit IS NOT NULL OR q.rate_limit IS NOT NULL THEN 'limited'
+           ELSE 'plain' END""";
+
+  // The available jobs of one queue, before any further condition. Binds: queue.
+  @Fragment
+  private static final String AVAILABLE_OF_QUEUE =
+      """
+        SELECT id FROM ${schema}.job
+        WHERE state = 'available' AND queue = ?""";
+
+  // Claim order.
+  @Fragment private static final String IN_CLAIM_ORDER = "  ORDER BY priority, scheduled_at, id";
 
   // The claim picks up to N available ids of one queue in claim order ("picked"), locking them and
   // skipping rows another claimer holds. MATERIALIZED stops the planner from re-running the pick
@@ -44,19 +69,13 @@ public final class HolderStore {
   // kinds, timeout ms, default timeout ms, lease ms.
   @Fragment
   private static final String PICKED =
-      """
-      picked AS MATERIALIZED (
-        SELECT id FROM ${schema}.job
-        WHERE state = 'available' AND queue = ?
-          AND
-      """
-          + QUEUE_NOT_PAUSED
-          + """
-
-        ORDER BY priority, scheduled_at, id
-        LIMIT ?
-        FOR UPDATE SKIP LOCKED
-      )""";
+      "picked AS MATERIALIZED (\n"
+          + AVAILABLE_OF_QUEUE
+          + "\n    AND "
+          + QUEUE_OPEN_UNLIMITED
+          + "\n"
+          + IN_CLAIM_ORDER
+          + "\n  LIMIT ?\n  FOR UPDATE SKIP LOCKED\n)";
 
   @Fragment
   private static final String CLAIMED =
@@ -81,8 +100,94 @@ public final class HolderStore {
                 greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
                   AS due_for_us""";
 
+  // The claimed rows ("claimed", CLAIMED's RETURNING) as the answer of a limited claim, after
+  // recording their starts for a rate-limited queue (queue_start, schema version 9; one probe of
+  // the queue row): the starts that the next claim's rate_room counts.
+  @Fragment
+  private static final String CLAIMED_AND_STARTS_RECORDED =
+      "claimed AS (\n"
+          + CLAIMED
+          + """
+
+      ),
+      started AS (
+        INSERT INTO ${schema}.queue_start (queue, at)
+        SELECT c.queue, now() FROM claimed c
+        WHERE EXISTS (SELECT 1 FROM ${schema}.queue q
+                      WHERE q.name = c.queue AND q.rate_limit IS NOT NULL)
+      )
+      SELECT * FROM claimed""";
+
   // Claims, in one autocommit statement. Binds: PICKED's, then CLAIMED's.
   private static final String CLAIM = "WITH " + PICKED + "\n" + CLAIMED;
+
+  // The claim of a queue with a cluster-wide concurrency limit (or one that had a limit when its
+  // producer last heard): CLAIM, but the pick takes only as many as claim_admits (schema version
+  // 9) leaves free. That function locks the queue's row until this statement commits, so the
+  // claims of a limited queue take turns across the cluster, and counts the queue's running jobs
+  // after the lock, in a snapshot of its own. The LIMIT is evaluated once, before the pick locks
+  // any job row. It stays one autocommit statement: no lock is held across a round trip to the
+  // client, so a node frozen or cut off between statements cannot stall the queue. Binds: queue,
+  // queue, limit (as PICKED's), then CLAIMED's.
+  private static final String CLAIM_LIMITED =
+      "WITH picked AS MATERIALIZED (\n"
+          + AVAILABLE_OF_QUEUE
+          + "\n"
+          + IN_CLAIM_ORDER
+          + "\n  LIMIT ${schema}.claim_admits(?, ?)\n  FOR UPDATE SKIP LOCKED\n),\n"
+          + CLAIMED_AND_STARTS_RECORDED;
+
+  // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue):
+  // claim_room (schema version 9) locks the queue's row until this statement commits, as
+  // claim_admits does, and says what the limits leave: per key (args ->> its field), the per-key
+  // limit less the key's running jobs; in all, the queue-wide limit less its running jobs. The
+  // available jobs are ranked within their key in claim order ("ranked"), and only those whose
+  // rank fits their key's room are candidates, up to the queue's room and the free slots; they
+  // are locked with SKIP LOCKED (a job claimed meanwhile fails the state check and is skipped).
+  // Candidates are taken by priority, then by their rank in their key, so that the keys take turns
+  // (fair share): a key with a long backlog does not hold up a key enqueued after it. Reads every
+  // available job of the queue: the cost grows with its backlog.
+  // Binds: queue, queue, limit (as PICKED's), then CLAIMED's.
+  private static final String CLAIM_KEYED =
+      """
+      WITH room AS MATERIALIZED (SELECT ${schema}.claim_room(?) AS r),
+      ranked AS (
+        SELECT j.id, j.priority, j.scheduled_at,
+               coalesce(j.args ->> (SELECT r ->> 'field' FROM room), '') AS k,
+               row_number() OVER (
+                 PARTITION BY coalesce(j.args ->> (SELECT r ->> 'field' FROM room), '')
+                 ORDER BY j.priority, j.scheduled_at, j.id) AS rn
+        FROM ${schema}.job j
+        WHERE j.state = 'available' AND j.queue = ?
+      ),
+      picked AS MATERIALIZED (
+        SELECT j.id FROM ${schema}.job j
+        WHERE j.id = ANY (ARRAY(
+            SELECT ranked.id FROM ranked, room
+            WHERE ranked.rn <= coalesce((room.r ->> 'limit')::int, ranked.rn)
+                               - coalesce((room.r -> 'running' ->> ranked.k)::int, 0)
+            ORDER BY ranked.priority, ranked.rn, ranked.scheduled_at, ranked.id
+            LIMIT least(?, coalesce((SELECT (r ->> 'admit')::int FROM room), 2147483647))))
+          AND j.state = 'available'
+      """
+          + IN_CLAIM_ORDER
+          + "\n  FOR UPDATE SKIP LOCKED\n),\n"
+          + CLAIMED_AND_STARTS_RECORDED;
+
+  /** Which claim statement a queue calls for. */
+  public enum ClaimMode {
+    /** No limit: {@link #claim} (and the claim folded with completions, and claim on enqueue). */
+    PLAIN,
+    /** A limit of the whole queue only: {@link #claimLimited}. */
+    LIMITED,
+    /** A limit per key (and perhaps one of the whole queue): {@link #claimKeyed}. */
+    KEYED;
+
+    /** The mode named by {@code CLAIM_MODE}'s value; PLAIN for null. */
+    public static ClaimMode of(String name) {
+      return name == null ? PLAIN : valueOf(name.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
 
   // Every write of a holder finds its rows by primary key, one probe per (id, fence) pair (a
   // LATERAL sub-select per pair), and tests the state against (SELECT 'running'::text), never the
@@ -393,6 +498,8 @@ public final class HolderStore {
   private final SchemaName schema;
   private final boolean deletesCompleted;
   private final String claim;
+  private final String claimLimited;
+  private final String claimKeyed;
   private final String completeAndClaim;
   private final String completeManyIfHeld;
   private final String finishManyIfHeld;
@@ -412,6 +519,8 @@ public final class HolderStore {
     boolean delete = completed == CompletedRows.DELETED;
     this.deletesCompleted = delete;
     this.claim = schema.expand(CLAIM);
+    this.claimLimited = schema.expand(CLAIM_LIMITED);
+    this.claimKeyed = schema.expand(CLAIM_KEYED);
     this.completeAndClaim =
         schema.expand(delete ? COMPLETE_AND_CLAIM_DELETING : COMPLETE_AND_CLAIM);
     this.completeManyIfHeld = schema.expand(delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD);
@@ -459,13 +568,49 @@ public final class HolderStore {
     }
   }
 
-  /** Claims up to {@code p.limit()} available jobs of one queue, in one autocommit statement. */
+  /**
+   * Claims up to {@code p.limit()} available jobs of one queue, in one autocommit statement. Claims
+   * nothing when the queue is paused or has a cluster-wide concurrency limit ({@link
+   * #claimLimited}).
+   */
   public List<ClaimedJob> claim(DataSource ds, ClaimParams p) {
+    return claimWith(claim, ds, p);
+  }
+
+  /**
+   * Claims up to {@code p.limit()} available jobs of one queue, and never so many that more of its
+   * jobs run across the cluster than its concurrency limit, in one autocommit statement. The claims
+   * of a limited queue take turns on its row in the queue table. Without a limit it claims as
+   * {@link #claim} does, only dearer.
+   */
+  public List<ClaimedJob> claimLimited(DataSource ds, ClaimParams p) {
+    return claimWith(claimLimited, ds, p);
+  }
+
+  /**
+   * Claims up to {@code p.limit()} available jobs of one queue, and never so many that more of its
+   * jobs run per key (or in all) across the cluster than its limits allow, in one autocommit
+   * statement. The claims of the queue take turns on its row in the queue table.
+   */
+  public List<ClaimedJob> claimKeyed(DataSource ds, ClaimParams p) {
+    return claimWith(claimKeyed, ds, p);
+  }
+
+  /** The claim of {@code mode}: {@link #claim}, {@link #claimLimited} or {@link #claimKeyed}. */
+  public List<ClaimedJob> claim(DataSource ds, ClaimMode mode, ClaimParams p) {
+    return switch (mode) {
+      case PLAIN -> claim(ds, p);
+      case LIMITED -> claimLimited(ds, p);
+      case KEYED -> claimKeyed(ds, p);
+    };
+  }
+
+  private List<ClaimedJob> claimWith(String sql, DataSource ds, ClaimParams p) {
     return Db.inTransaction(
         ds,
         "cannot claim jobs (queue=" + p.queue() + ")",
         c -> {
-          try (PreparedStatement ps = c.prepareStatement(claim)) {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
             bindClaim(c, ps, 1, p);
             List<ClaimedJob> out = new ArrayList<>(p.limit());
             try (ResultSet rs = ps.executeQuery()) {

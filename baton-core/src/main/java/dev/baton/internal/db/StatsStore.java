@@ -15,12 +15,16 @@ public final class StatsStore {
 
   // One row per queue with live jobs or jobs that ended in the last hour. The view reads partial
   // indexes only (see V003__stats.sql), so this stays cheap however large the finished history.
+  // Each row carries the queue's cluster-wide concurrency limit, if any (schema version 9): one
+  // primary-key probe of the queue table per row.
   private static final String QUEUE_STATS =
       """
-      SELECT queue, available, scheduled, retryable, running, oldest_available_age_s,
-             completed_5m, failed_5m, failure_share_5m, completed_1h, failed_1h, failure_share_1h
-      FROM ${schema}.queue_stats
-      ORDER BY queue""";
+      SELECT s.queue, available, scheduled, retryable, running, oldest_available_age_s,
+             completed_5m, failed_5m, failure_share_5m, completed_1h, failed_1h, failure_share_1h,
+             q.concurrency_limit
+      FROM ${schema}.queue_stats s
+      LEFT JOIN ${schema}.queue q ON q.name = s.queue
+      ORDER BY s.queue""";
 
   // The view lists queues with live jobs or attempts that ended in the last hour; a queue whose
   // only jobs are older discarded ones is added by the full join, so dead letters always show.
@@ -45,6 +49,18 @@ public final class StatsStore {
       FROM ${schema}.queue_stats s
       FULL JOIN discarded d ON d.queue = s.queue
       ORDER BY 1""";
+
+  // Every queue with a cluster-wide concurrency limit (schema version 9): the limit, and its
+  // running and available jobs (job_running_idx and job_claim_idx). Reads the queue table, which
+  // has a row per paused or limited queue only.
+  private static final String QUEUE_LIMITS =
+      """
+      SELECT q.name, q.concurrency_limit,
+             (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = q.name),
+             (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = q.name)
+      FROM ${schema}.queue q
+      WHERE q.concurrency_limit IS NOT NULL
+      ORDER BY q.name""";
 
   // Jobs of the given kinds waiting in queues that no live node works. The queues with available
   // jobs come from a loose scan of job_claim_idx (one index probe per queue, however many jobs);
@@ -85,7 +101,7 @@ public final class StatsStore {
    */
   public record StrandedKind(String queue, String kind, long seen) {}
 
-  /** The figures of one queue, as of the read. */
+  /** The figures of one queue, as of the read; {@code concurrencyLimit} null when it has none. */
   public record QueueStats(
       String queue,
       long available,
@@ -98,7 +114,16 @@ public final class StatsStore {
       double failureShare5m,
       long completed1h,
       long failed1h,
-      double failureShare1h) {}
+      double failureShare1h,
+      Integer concurrencyLimit) {
+
+    /** Available jobs beyond what the concurrency limit leaves free now; 0 without a limit. */
+    public long waitingForLimit() {
+      return concurrencyLimit == null
+          ? 0
+          : Math.max(0, available - Math.max(0, concurrencyLimit - running));
+    }
+  }
 
   /**
    * The figures of one queue with its discarded jobs still kept, as of the read (one statement, so
@@ -119,15 +144,47 @@ public final class StatsStore {
       long failed1h,
       double failureShare1h) {}
 
+  /**
+   * A queue with a cluster-wide concurrency limit, as of the read.
+   *
+   * @param queue the queue
+   * @param limit its limit
+   * @param running its running jobs, on any node
+   * @param available its available jobs
+   */
+  public record QueueLimit(String queue, int limit, long running, long available) {}
+
   private final String queueStats;
   private final String queueStatsWithDiscarded;
   private final String strandedKinds;
+  private final String queueLimits;
 
   /** A store for {@code schema}. */
   public StatsStore(SchemaName schema) {
     this.queueStats = schema.expand(QUEUE_STATS);
     this.queueStatsWithDiscarded = schema.expand(QUEUE_STATS_WITH_DISCARDED);
     this.strandedKinds = schema.expand(STRANDED_KINDS);
+    this.queueLimits = schema.expand(QUEUE_LIMITS);
+  }
+
+  /** Every queue with a cluster-wide concurrency limit, by name, in one autocommit statement. */
+  public List<QueueLimit> queueLimits(DataSource ds, Duration timeout) {
+    return Db.inTransaction(
+        ds,
+        "cannot read queue limits",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(queueLimits)) {
+            ps.setQueryTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toSeconds())));
+            List<QueueLimit> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(
+                    new QueueLimit(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getLong(4)));
+              }
+            }
+            return out;
+          }
+        });
   }
 
   /** The statement {@link #queueStatsWithDiscarded} runs (for tests that check its plan). */
@@ -196,7 +253,8 @@ public final class StatsStore {
                         rs.getDouble(9),
                         rs.getLong(10),
                         rs.getLong(11),
-                        rs.getDouble(12)));
+                        rs.getDouble(12),
+                        (Integer) rs.getObject(13)));
               }
             }
             return out;

@@ -121,9 +121,10 @@ public final class Drainer implements FinishQueue {
                   + "); a handler may enqueue or snooze jobs without end");
         }
         long claimedAt = System.nanoTime();
-        List<ClaimedJob> claimed = store.claim(dataSource, s.claim());
+        // The limited claim: a drain is rare, and it then respects a queue's cluster-wide limit.
+        List<ClaimedJob> claimed = store.claimLimited(dataSource, s.claim());
         if (claimed.isEmpty()) {
-          break; // the queue is paused, or another client took the job
+          break; // paused, at its cluster-wide limit, or another client took the job
         }
         ClaimedJob job = claimed.get(0);
         RunningJob rj = new RunningJob(job, () -> {}, claimedAt, s.claim().lease());

@@ -152,6 +152,10 @@ public final class Node {
    */
   public void start() {
     boolean works = !handlers.isEmpty() && !config.queues().isEmpty();
+    // The cluster-wide limits this client's config sets: one statement each, before any claim.
+    config
+        .concurrencyLimits()
+        .forEach((queue, limit) -> clusterStore.limitConcurrency(dataSource, queue, limit));
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;
@@ -187,14 +191,16 @@ public final class Node {
                   config.heartbeatInterval(),
                   locksSession() ? new Heartbeater.NodeLock(clusterStore, config.nodeId()) : null));
       for (QueueConfig q : config.queues().values()) {
-        producers.put(q.name(), newProducer(q, completer));
+        Producer p = newProducer(q, completer);
+        if (config.concurrencyLimits().containsKey(q.name())) {
+          p.mode(HolderStore.ClaimMode.LIMITED); // the first poll corrects it if keyed
+        }
+        producers.put(q.name(), p);
       }
+      PollStore pollStore = new PollStore(schema);
+      seedClaimModes(pollStore);
       poller =
-          new Poller(
-              dataSource,
-              new PollStore(schema),
-              List.copyOf(producers.values()),
-              config.pollInterval());
+          new Poller(dataSource, pollStore, List.copyOf(producers.values()), config.pollInterval());
     }
     if (!config.pollOnly() && (works || config.maintenanceEnabled())) {
       startNotifier();
@@ -210,6 +216,29 @@ public final class Node {
       start(poller, Duration.ofSeconds(10));
     } else {
       serving = started.size();
+    }
+  }
+
+  /**
+   * Tells each producer whose queue has available jobs which claim its queue's limits call for,
+   * before its first claim: one read, as the poll makes it. A failed read is no failure to start:
+   * the producers learn it at the first poll, and claim nothing a limit forbids meanwhile.
+   */
+  private void seedClaimModes(PollStore pollStore) {
+    try {
+      pollStore
+          .findQueuesWithAvailableJobs(dataSource, List.copyOf(producers.keySet()))
+          .forEach(
+              (queue, mode) -> {
+                if (mode != HolderStore.ClaimMode.PLAIN) {
+                  producers.get(queue).mode(mode);
+                }
+              });
+    } catch (RuntimeException e) {
+      log.debug(
+          "cannot read the claim modes of queues {}; the first poll reads them",
+          producers.keySet(),
+          e);
     }
   }
 
@@ -450,6 +479,12 @@ public final class Node {
       }
     } else if ("queue_resumed".equals(action)) {
       wake(msg.path("queue").asText());
+    } else if ("queue_limited".equals(action)) {
+      Producer p = producers.get(msg.path("queue").asText());
+      if (p != null) {
+        p.mode(HolderStore.ClaimMode.of(msg.path("mode").asText(null)));
+        p.wake();
+      }
     } else if ("cancel".equals(action)) {
       RunningJob rj = held.get(msg.path("job_id").asLong());
       if (rj != null && rj.fence() == msg.path("fence").asLong()) {

@@ -1,9 +1,11 @@
 package dev.baton.internal.producer;
 
 import dev.baton.internal.ServiceState;
+import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.PollStore;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
@@ -15,9 +17,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The fallback poll of a node, shared by all its producers: one thread, {@code baton-poller}, asks
  * every poll interval (jittered by +-10%) with one statement which of the node's queues have an
- * available job and are not paused, and wakes only their producers. An idle node therefore sends
- * one statement per interval however many queues it works; a producer waits for a wake-up (NOTIFY,
- * a local enqueue, a freed slot, or this poll) and never polls on its own.
+ * available job and are not paused, and wakes only their producers. The same answer says which of
+ * them have a cluster-wide concurrency limit, so a producer that missed the control notification of
+ * a limit set or removed claims with the statement that fits within a poll interval. An idle node
+ * therefore sends one statement per interval however many queues it works; a producer waits for a
+ * wake-up (NOTIFY, a local enqueue, a freed slot, or this poll) and never polls on its own.
  *
  * <p>The poll covers notifications that were lost or never sent (notifications off, a LISTEN
  * connection that broke, a NOTIFY that came before the LISTEN). A poll that fails because the
@@ -95,15 +99,21 @@ public final class Poller implements dev.baton.internal.Service {
     thread.join(Math.max(1, timeout.toMillis()));
   }
 
-  /** One poll: wakes the producers of the queues with available jobs; returns their queues. */
+  /**
+   * One poll: wakes the producers of the queues with available jobs, telling each whether its queue
+   * has a cluster-wide concurrency limit; returns their queues.
+   */
   Set<String> pollOnce() {
-    Set<String> ready = store.findQueuesWithAvailableJobs(dataSource, queues);
+    Map<String, HolderStore.ClaimMode> ready =
+        store.findQueuesWithAvailableJobs(dataSource, queues);
     for (Producer p : producers) {
-      if (ready.contains(p.queue())) {
+      HolderStore.ClaimMode mode = ready.get(p.queue());
+      if (mode != null) {
+        p.mode(mode);
         p.wake();
       }
     }
-    return ready;
+    return ready.keySet();
   }
 
   private void loop() {

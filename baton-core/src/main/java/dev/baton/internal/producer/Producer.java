@@ -149,6 +149,12 @@ public final class Producer implements dev.baton.internal.Service {
   private final dev.baton.internal.ServiceState state = new dev.baton.internal.ServiceState();
   private volatile boolean running;
   private volatile boolean slotsWereFull;
+  // Which claim the queue's cluster-wide limits call for, as this node last heard (the control
+  // notification of a change, or the Poller). Only chooses the claim statement: the plain claim
+  // takes nothing from a limited queue, the limited one nothing from a queue limited per key, and
+  // each admits only what the limits leave, so a stale mode can delay claims by a poll interval,
+  // never overshoot a limit.
+  private volatile HolderStore.ClaimMode mode = HolderStore.ClaimMode.PLAIN;
   // Enqueues claiming in their insert (see tryReserve) between reserving a slot and starting or
   // handing back their job; stop() waits for them, so none starts after the client stopped.
   private final AtomicInteger reservations = new AtomicInteger();
@@ -212,6 +218,20 @@ public final class Producer implements dev.baton.internal.Service {
             t.start();
           }
         });
+  }
+
+  /**
+   * Says whether the queue has a cluster-wide concurrency limit now; a limited queue is claimed
+   * with {@link HolderStore#claimLimited}, claims no job ahead of its free slots (a job claimed
+   * ahead would hold a share of the limit without running) and claims again whenever one of its
+   * jobs ends. Cheap; safe from any thread.
+   */
+  public void mode(HolderStore.ClaimMode mode) {
+    this.mode = mode;
+  }
+
+  private boolean limited() {
+    return mode != HolderStore.ClaimMode.PLAIN;
   }
 
   /** Asks for a claim now (there may be new jobs). Cheap; safe from any thread. */
@@ -382,7 +402,9 @@ public final class Producer implements dev.baton.internal.Service {
       return;
     }
     inFlight.decrementAndGet();
-    if (slotsWereFull) {
+    // A limited queue's short claim does not mean it is drained: the limit may have cut it, and the
+    // job that ended here frees a share of the limit once its completion is written.
+    if (slotsWereFull || limited()) {
       wake();
     }
   }
@@ -401,6 +423,9 @@ public final class Producer implements dev.baton.internal.Service {
    * lease after which it is handed back.
    */
   int depth() {
+    if (limited()) {
+      return 0;
+    }
     if (!settings.adaptivePrefetch()) {
       return settings.prefetch().jobs();
     }
@@ -550,7 +575,10 @@ public final class Producer implements dev.baton.internal.Service {
     // Finished jobs waiting to be written ride along with the claim: one commit for both.
     List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
     List<ClaimedJob> claimed;
-    if (done.isEmpty()) {
+    HolderStore.ClaimMode m = mode;
+    if (m != HolderStore.ClaimMode.PLAIN) {
+      claimed = claimLimited(m, done, params);
+    } else if (done.isEmpty()) {
       claimed = store.claim(dataSource, params);
     } else {
       HolderStore.CompleteAndClaim r;
@@ -596,6 +624,17 @@ public final class Producer implements dev.baton.internal.Service {
       slotsWereFull = false; // drained: new jobs announce themselves by NOTIFY or the poll
     }
     return backlogged;
+  }
+
+  /**
+   * The claim of a limited queue: the completions {@code done} are written first, in a statement of
+   * their own, so that the claim's count of running jobs no longer holds them (folded into the
+   * claim, they would still count there, and the limit would go unused by as many).
+   */
+  private List<ClaimedJob> claimLimited(
+      HolderStore.ClaimMode m, List<Completer.Pending> done, HolderStore.ClaimParams p) {
+    completer.writeTaken(done);
+    return store.claim(dataSource, m, p);
   }
 
   /** Starts buffered jobs while slots are free (slots freed while nothing was buffered). */

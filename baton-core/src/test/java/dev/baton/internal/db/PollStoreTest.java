@@ -22,14 +22,23 @@ class PollStoreTest {
       insert(f, "busy", "running");
       insert(f, "done", "completed");
       insert(f, "unasked", "available");
+      insert(f, "limited", "available");
       f.execute("INSERT INTO %s.queue (name, paused_at, paused_by) VALUES ('paused', now(), 'x')");
       f.execute("INSERT INTO %s.queue (name) VALUES ('ready')");
+      f.execute("INSERT INTO %s.queue (name, concurrency_limit) VALUES ('limited', 2)");
+      insert(f, "keyed", "available");
+      f.execute("INSERT INTO %s.queue (name, key_field, key_limit) VALUES ('keyed', 'k', 1)");
       PollStore store = new PollStore(SchemaName.of(f.schema()));
 
       assertThat(
               store.findQueuesWithAvailableJobs(
-                  f.dataSource(), List.of("ready", "paused", "later", "busy", "done", "empty")))
-          .containsExactly("ready");
+                  f.dataSource(),
+                  List.of("ready", "paused", "later", "busy", "done", "empty", "limited", "keyed")))
+          .containsExactlyInAnyOrderEntriesOf(
+              java.util.Map.of(
+                  "ready", HolderStore.ClaimMode.PLAIN,
+                  "limited", HolderStore.ClaimMode.LIMITED,
+                  "keyed", HolderStore.ClaimMode.KEYED));
       assertThat(store.findQueuesWithAvailableJobs(f.dataSource(), List.of())).isEmpty();
     }
   }

@@ -55,6 +55,13 @@ final class BatonConfigBinder {
                 ? new InvalidBatonPropertyException("baton.queues", e.expected(), name, e)
                 : rejected("queues." + name + ".concurrency", e);
           }
+          if (q.getConcurrencyLimit() != null) {
+            try {
+              b.concurrencyLimit(name, q.getConcurrencyLimit());
+            } catch (InvalidConfigException e) {
+              throw rejected("queues." + name + ".concurrency-limit", e);
+            }
+          }
         });
     p.getKinds().forEach((kind, k) -> b.kind(kind, kindConfig(kind, k)));
     set("lease", p.getLease(), b::lease);

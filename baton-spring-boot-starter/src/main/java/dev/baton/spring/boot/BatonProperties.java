@@ -230,6 +230,23 @@ public class BatonProperties {
     public void setConcurrency(int concurrency) {
       this.concurrency = concurrency;
     }
+
+    /**
+     * Jobs of this queue running at once across the whole cluster, 0..1000000, set in the database
+     * when this node starts; unset, none is set (and one set before, at run time or by another
+     * node, stays). Change it at run time with BatonAdmin#limitConcurrency or `baton queues limit`.
+     */
+    private Integer concurrencyLimit;
+
+    /** Jobs of this queue running at once across the whole cluster, or null. */
+    public Integer getConcurrencyLimit() {
+      return concurrencyLimit;
+    }
+
+    /** Sets the jobs of this queue running at once across the whole cluster. */
+    public void setConcurrencyLimit(Integer concurrencyLimit) {
+      this.concurrencyLimit = concurrencyLimit;
+    }
   }
 
   /** Settings of one kind of job; each unset one falls back. */

@@ -79,6 +79,13 @@ final class ConfigSettings {
                   c -> c.queues().containsKey("mail") ? c.queues().get("mail").concurrency() : null,
                   3)),
           setting(
+              "concurrencyLimit",
+              derived(
+                  "baton.queues.<name>.concurrency-limit",
+                  "5",
+                  c -> c.concurrencyLimits().get("mail"),
+                  5)),
+          setting(
               "kind",
               derived(
                   "baton.kinds.<name>.timeout",

@@ -103,6 +103,41 @@ class DocsExamplesTest {
     dropSchemaBaton(dataSource);
   }
 
+  @Test
+  void concurrencyLimits() throws Exception {
+    DataSource dataSource = TestDatabase.get().dataSource();
+    dropSchemaBaton(dataSource);
+    new Migrator(dataSource, "baton").up();
+
+    // docs:begin limits-config
+    BatonConfig config =
+        BatonConfig.builder()
+            .queue("payments", 16) // this node runs up to 16 payments at once...
+            .concurrencyLimit("payments", 5) // ...and the whole cluster at most 5
+            .build();
+    // docs:end limits-config
+    assertThat(config.concurrencyLimits()).containsEntry("payments", 5);
+
+    // docs:begin limits-admin
+    BatonAdmin admin = new BatonAdmin(dataSource, "baton");
+    admin.limitConcurrency("payments", 5, "ops@example.com"); // every node, at commit
+    admin.limits(); // queue, limit, running, waiting for the limit
+    admin.removeConcurrencyLimit("payments", "ops@example.com");
+    // docs:end limits-admin
+    assertThat(admin.queues()).extracting(QueueInfo::concurrencyLimit).containsOnlyNulls();
+
+    // docs:begin limits-per-key
+    admin.limitConcurrencyPerKey("sync", "customer", 1, "ops@example.com"); // args ->> 'customer'
+    admin.removeConcurrencyLimitPerKey("sync", "ops@example.com");
+    // docs:end limits-per-key
+
+    // docs:begin limits-rate
+    admin.limitRate("mail", 50, Duration.ofSeconds(1), "ops@example.com"); // 50 starts per second
+    admin.removeRateLimit("mail", "ops@example.com");
+    // docs:end limits-rate
+    dropSchemaBaton(dataSource);
+  }
+
   // docs:begin kind-settings
   @KindSettings(
       queue = "mail",
