@@ -16,7 +16,7 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result first = cli.run("migrate", "up");
     assertThat(first.exitCode()).as(first.err()).isZero();
-    assertThat(first.out()).contains("applied version 1, 2, 3, 4, 5, 6").contains("version 6");
+    assertThat(first.out()).contains("applied version 1, 2, 3, 4, 5, 6, 10").contains("version 10");
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
 
     CliRunner.Result again = cli.run("migrate", "up", "--json");
@@ -32,7 +32,7 @@ class MigrateCliTest {
     CliRunner cli = new CliRunner(TestDatabase.get().newSchemaName());
     CliRunner.Result r = cli.run("migrate", "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();
-    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6]");
+    assertThat(r.json().path("applied").toString()).isEqualTo("[1,2,3,4,5,6,10]");
   }
 
   @Test
@@ -41,13 +41,13 @@ class MigrateCliTest {
     CliRunner.Result refused = cli.run("migrate", "down");
     assertThat(refused.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(refused.errLines()).hasSize(1);
-    assertThat(refused.err()).contains("--yes").contains("version 6");
-    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(6);
+    assertThat(refused.err()).contains("--yes").contains("version 10");
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(10);
 
     CliRunner.Result done = cli.run("migrate", "down", "--yes");
     assertThat(done.exitCode()).as(done.err()).isZero();
-    assertThat(done.out()).contains("reverted version 6").contains("now at version 5");
-    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(5);
+    assertThat(done.out()).contains("reverted version 10").contains("now at version 6");
+    assertThat(new Migrator(cli.db.admin(), cli.schema).currentVersion()).isEqualTo(6);
   }
 
   @Test

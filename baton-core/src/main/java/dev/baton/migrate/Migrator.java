@@ -28,7 +28,7 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 6;
+  public static final int QUEUE_VERSION = 10;
 
   private record Migration(int version, String name) {}
 
@@ -39,7 +39,8 @@ public final class Migrator {
           new Migration(3, "stats"),
           new Migration(4, "completions"),
           new Migration(5, "rescue"),
-          new Migration(6, "node_lock"));
+          new Migration(6, "node_lock"),
+          new Migration(10, "workflows"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;

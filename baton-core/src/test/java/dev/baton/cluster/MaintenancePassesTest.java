@@ -293,7 +293,19 @@ class MaintenancePassesTest {
                 + schema
                 + ".job (kind, args, state, finalized_at, idempotency_key) VALUES ('k',"
                 + " '{\"a\":1}', 'completed', now(), 'key-1') RETURNING id");
-    String before = db.queryString("SELECT j::text FROM " + schema + ".job j WHERE id = " + id);
+    db.execute(
+        "UPDATE "
+            + schema
+            + ".job SET output = '{\"o\":1}', steps = '{}', progress = '{\"fraction\":1}'"
+            + " WHERE id = "
+            + id);
+    String columns =
+        "(id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,"
+            + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence,"
+            + " idempotency_key, errors, metadata, created_at, finalized_at, output, steps,"
+            + " progress, deps_waiting, has_dependents)::text";
+    String before =
+        db.queryString("SELECT " + columns + " FROM " + schema + ".job WHERE id = " + id);
     Cleaner cleaner =
         new Cleaner(
             ds,
@@ -309,13 +321,7 @@ class MaintenancePassesTest {
     assertThat(cleaner.runOnce(lead)).isEqualTo(1);
     assertThat(db.queryLong("SELECT count(*) FROM " + schema + ".job")).isZero();
     String archived =
-        db.queryString(
-            "SELECT (id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,"
-                + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence,"
-                + " idempotency_key, errors, metadata, created_at, finalized_at)::text FROM "
-                + schema
-                + ".job_archive WHERE id = "
-                + id);
+        db.queryString("SELECT " + columns + " FROM " + schema + ".job_archive WHERE id = " + id);
     assertThat(archived).isEqualTo(before);
     assertThat(
             db.queryLong(

@@ -60,12 +60,12 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     assertThat(migrator.currentVersion()).isZero();
 
-    assertThat(migrator.up()).containsExactly(1, 2, 3, 4, 5, 6);
-    assertThat(migrator.currentVersion()).isEqualTo(6);
+    assertThat(migrator.up()).containsExactly(1, 2, 3, 4, 5, 6, 10);
+    assertThat(migrator.currentVersion()).isEqualTo(10);
     assertThat(migrator.up()).isEmpty();
     assertThat(new Migrator(ds, schema).up()).isEmpty();
 
-    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(6);
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(7);
     assertThat(tableExists(schema, "job")).isTrue();
     assertThat(tableExists(schema, "leader")).isTrue();
     assertThat(tableExists(schema, "queue_stats")).isTrue();
@@ -78,10 +78,10 @@ class MigratorTest {
     assertThat(migrator.up(1)).containsExactly(1);
     DB.execute("INSERT INTO " + schema + ".job (kind) VALUES ('old_job')");
 
-    assertThat(migrator.up()).containsExactly(2, 3, 4, 5, 6);
+    assertThat(migrator.up()).containsExactly(2, 3, 4, 5, 6, 10);
     assertThat(DB.queryLong("SELECT count(*) FROM " + schema + ".job")).isEqualTo(1);
     assertThat(DB.queryLong("SELECT sum(available) FROM " + schema + ".queue_stats")).isEqualTo(1);
-    assertThat(migrator.down(5)).containsExactly(6);
+    assertThat(migrator.down(5)).containsExactly(10, 6);
     assertThat(
             DB.queryLong(
                 "SELECT count(*) FROM information_schema.columns WHERE table_schema = '"
@@ -128,13 +128,13 @@ class MigratorTest {
       for (Future<List<Integer>> f : results) {
         applied.add(f.get(60, TimeUnit.SECONDS)); // throws if any up() failed
       }
-      assertThat(applied).filteredOn(a -> a.equals(List.of(1, 2, 3, 4, 5, 6))).hasSize(1);
+      assertThat(applied).filteredOn(a -> a.equals(List.of(1, 2, 3, 4, 5, 6, 10))).hasSize(1);
       assertThat(applied).filteredOn(List::isEmpty).hasSize(threads - 1);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(6);
-    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(6);
+    assertThat(DB.queryLong(bookkeepingRows(schema))).isEqualTo(7);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(10);
   }
 
   @Test
@@ -150,7 +150,7 @@ class MigratorTest {
       try (HikariDataSource asOwner = new HikariDataSource()) {
         asOwner.setJdbcUrl(DB.jdbcUrlAs(role, password));
         asOwner.setMaximumPoolSize(2);
-        assertThat(new Migrator(asOwner, schema).up()).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(new Migrator(asOwner, schema).up()).containsExactly(1, 2, 3, 4, 5, 6, 10);
         assertThatThrownBy(() -> new Migrator(asOwner, DB.newSchemaName()).up())
             .hasMessageContaining("permission denied");
       }
@@ -166,7 +166,7 @@ class MigratorTest {
     Migrator migrator = new Migrator(ds, schema);
     migrator.up();
 
-    assertThat(migrator.down(0)).containsExactly(6, 5, 4, 3, 2, 1);
+    assertThat(migrator.down(0)).containsExactly(10, 6, 5, 4, 3, 2, 1);
 
     assertThat(tableExists(schema, "job")).isFalse();
     assertThat(tableExists(schema, "queue_stats")).isFalse();
@@ -176,7 +176,7 @@ class MigratorTest {
     assertThat(migrator.currentVersion()).isZero();
     assertThat(migrator.down()).isEmpty();
     // and the schema can be migrated again
-    assertThat(migrator.up()).containsExactly(1, 2, 3, 4, 5, 6);
+    assertThat(migrator.up()).containsExactly(1, 2, 3, 4, 5, 6, 10);
   }
 
   @Test
@@ -200,7 +200,7 @@ class MigratorTest {
       st.execute(script);
     }
 
-    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(6);
+    assertThat(new Migrator(ds, schema).currentVersion()).isEqualTo(10);
     assertThat(new Migrator(ds, schema).up()).as("nothing left to apply").isEmpty();
     try (Baton baton =
         Baton.builder(ds)
@@ -228,7 +228,7 @@ class MigratorTest {
     assertThatThrownBy(() -> new Migrator(ds, null))
         .isInstanceOf(InvalidConfigException.class)
         .hasMessageContaining("schema");
-    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(6);
+    assertThat(new Migrator(ds, "a".repeat(55)).latestVersion()).isEqualTo(10);
   }
 
   @Test

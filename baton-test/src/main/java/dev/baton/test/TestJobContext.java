@@ -14,6 +14,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,9 @@ public final class TestJobContext implements JobContext {
   private volatile boolean cancelled;
   private volatile boolean lost;
   private volatile Connection completedIn;
+  private volatile JsonNode output;
+  private volatile double progress = -1;
+  private final Map<String, Object> steps = new ConcurrentHashMap<>();
   private final AtomicReference<Thread> handlerThread = new AtomicReference<>();
 
   private TestJobContext(Builder b) {
@@ -154,6 +159,62 @@ public final class TestJobContext implements JobContext {
   @Override
   public Logger logger() {
     return LoggerFactory.getLogger("dev.baton.job." + kind);
+  }
+
+  /** Keeps {@code output} as JSON ({@link #output()}); writes nothing. */
+  @Override
+  public void recordOutput(Object output) {
+    if (lost) {
+      throw new LostBatonException(jobId, fence);
+    }
+    this.output = MAPPER.valueToTree(output);
+  }
+
+  /** Runs {@code body} unless a step of this name already ran on this context; keeps its result. */
+  @Override
+  public <T> T step(String name, Class<T> type, Callable<T> body) throws Exception {
+    Objects.requireNonNull(name, "name");
+    if (steps.containsKey(name)) {
+      return type.cast(steps.get(name));
+    }
+    T result = body.call();
+    if (lost) {
+      throw new LostBatonException(jobId, fence);
+    }
+    steps.put(name, result);
+    return result;
+  }
+
+  /** As {@link #step}; the connection is not written to. */
+  @Override
+  public <T> T stepIn(Connection connection, String name, Class<T> type, Callable<T> body)
+      throws Exception {
+    Objects.requireNonNull(connection, "connection");
+    return step(name, type, body);
+  }
+
+  /** Keeps the fraction ({@link #progress()}); writes nothing and throttles nothing. */
+  @Override
+  public void progress(double fraction, String message) {
+    if (lost) {
+      throw new LostBatonException(jobId, fence);
+    }
+    this.progress = fraction;
+  }
+
+  /** The output the handler recorded, or null. */
+  public JsonNode output() {
+    return output;
+  }
+
+  /** The latest progress fraction the handler reported, or -1 before any. */
+  public double progress() {
+    return progress;
+  }
+
+  /** The names of the steps the handler ran on this context. */
+  public java.util.Set<String> steps() {
+    return java.util.Set.copyOf(steps.keySet());
   }
 
   /**

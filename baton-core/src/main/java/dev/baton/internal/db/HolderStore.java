@@ -382,6 +382,34 @@ public final class HolderStore {
           + HELD_BY_ID
           + "\nRETURNING deadline_at - ? * interval '1 millisecond'";
 
+  // A holder's output (ctx.recordOutput), replacing any earlier one. Binds: output, id, fence.
+  private static final String RECORD_OUTPUT_IF_HELD =
+      "UPDATE ${schema}.job SET output = ?::jsonb WHERE " + HELD_BY_ID;
+
+  // A durable step's result under its name (ctx.step), with the attempt and time it was recorded.
+  // Binds: name, result, id, fence.
+  private static final String RECORD_STEP_IF_HELD =
+      """
+      UPDATE ${schema}.job
+      SET steps = coalesce(steps, '{}'::jsonb) || jsonb_build_object(?::text, jsonb_build_object(
+              'result', ?::jsonb, 'attempt', attempt, 'at', now()))
+      WHERE\s"""
+          + HELD_BY_ID;
+
+  // A holder's progress report (ctx.progress), replacing the previous one. Binds: fraction,
+  // message, id, fence.
+  private static final String RECORD_PROGRESS_IF_HELD =
+      """
+      UPDATE ${schema}.job
+      SET progress = jsonb_build_object('fraction', ?::float8, 'message', ?::text, 'at', now())
+      WHERE\s"""
+          + HELD_BY_ID;
+
+  // The steps recorded by earlier attempts, read once by the first ctx.step of an attempt, only
+  // while this holder holds the job. Binds: id, fence.
+  private static final String READ_STEPS_IF_HELD =
+      "SELECT coalesce(steps, '{}'::jsonb)::text FROM ${schema}.job WHERE " + HELD_BY_ID;
+
   /** What a completion does to the job's row. */
   public enum CompletedRows {
     /** The row is kept, state completed, until the cleaner's retention passes. */
@@ -400,6 +428,10 @@ public final class HolderStore {
   private final String heartbeatIfHeld;
   private final String alreadyWritten;
   private final String extendIfHeld;
+  private final String recordOutputIfHeld;
+  private final String recordStepIfHeld;
+  private final String recordProgressIfHeld;
+  private final String readStepsIfHeld;
 
   /** Prepares the SQL text for {@code schema}, keeping completed rows. */
   public HolderStore(SchemaName schema) {
@@ -421,6 +453,10 @@ public final class HolderStore {
     this.heartbeatIfHeld = schema.expand(HEARTBEAT_IF_HELD);
     this.alreadyWritten = schema.expand(ALREADY_WRITTEN);
     this.extendIfHeld = schema.expand(EXTEND_IF_HELD);
+    this.recordOutputIfHeld = schema.expand(RECORD_OUTPUT_IF_HELD);
+    this.recordStepIfHeld = schema.expand(RECORD_STEP_IF_HELD);
+    this.recordProgressIfHeld = schema.expand(RECORD_PROGRESS_IF_HELD);
+    this.readStepsIfHeld = schema.expand(READ_STEPS_IF_HELD);
   }
 
   /**
@@ -814,6 +850,58 @@ public final class HolderStore {
             }
           }
         });
+  }
+
+  /** Records a held job's output (JSON text) on {@code c}. Returns whether it was still held. */
+  public boolean recordOutputIfHeld(Connection c, long id, long fence, String outputJson)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(recordOutputIfHeld)) {
+      ps.setString(1, outputJson);
+      ps.setLong(2, id);
+      ps.setLong(3, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * Records the result (JSON text) of a held job's step {@code name} on {@code c}. Returns whether
+   * the job was still held.
+   */
+  public boolean recordStepIfHeld(Connection c, long id, long fence, String name, String resultJson)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(recordStepIfHeld)) {
+      ps.setString(1, name);
+      ps.setString(2, resultJson);
+      ps.setLong(3, id);
+      ps.setLong(4, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** A progress report of a held job. Returns whether the job was still held. */
+  public boolean recordProgressIfHeld(
+      Connection c, long id, long fence, double fraction, String message) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(recordProgressIfHeld)) {
+      ps.setDouble(1, fraction);
+      ps.setString(2, message);
+      ps.setLong(3, id);
+      ps.setLong(4, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * The steps a held job recorded so far, as a JSON object by step name; null when the job is no
+   * longer held.
+   */
+  public String readStepsIfHeld(Connection c, long id, long fence) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(readStepsIfHeld)) {
+      ps.setLong(1, id);
+      ps.setLong(2, fence);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
   }
 
   private static Array array(Connection c, long[] values) throws SQLException {

@@ -222,14 +222,21 @@ public final class MaintenanceStore {
       LEAD + ",\n" + CLEANED + "\nSELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)";
 
   // CLEAN when finished jobs are archived: the deleted rows move into job_archive in the same
-  // statement. Binds: as CLEAN.
+  // statement, column by name (through a JSON record), so columns added to both tables by later
+  // versions, which come after archived_at in job_archive, land in their own. Binds: as CLEAN.
   private static final String CLEAN_ARCHIVING =
       LEAD
           + ",\n"
           + CLEANED
           + """
           ,
-          arch AS (INSERT INTO ${schema}.job_archive SELECT d.*, (SELECT now FROM clk) FROM del d RETURNING 1)
+          arch AS (
+            INSERT INTO ${schema}.job_archive
+            SELECT r.* FROM del d
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::${schema}.job_archive,
+                to_jsonb(d) || jsonb_build_object('archived_at', (SELECT now FROM clk))) r
+            RETURNING 1
+          )
           SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)
           """;
 

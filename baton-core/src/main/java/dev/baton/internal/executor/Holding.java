@@ -22,21 +22,33 @@ final class Holding {
   private final ObjectMapper mapper;
   private final String schema;
   private final Duration lease;
+  private final int maxOutputBytes;
   private final TimeoutSweeper timeouts;
+
+  /**
+   * What the holder writes under: the jobs' schema, the lease, and the largest output or step
+   * result in bytes of JSON.
+   */
+  record Terms(String schema, Duration lease, int maxOutputBytes) {}
 
   Holding(
       DataSource dataSource,
       HolderStore store,
       ObjectMapper mapper,
-      String schema,
-      Duration lease,
+      Terms terms,
       TimeoutSweeper timeouts) {
     this.dataSource = dataSource;
     this.store = store;
     this.mapper = mapper;
-    this.schema = schema;
-    this.lease = lease;
+    this.schema = terms.schema();
+    this.lease = terms.lease();
+    this.maxOutputBytes = terms.maxOutputBytes();
     this.timeouts = timeouts;
+  }
+
+  /** The largest output or step result a handler may record, in bytes of JSON. */
+  int maxOutputBytes() {
+    return maxOutputBytes;
   }
 
   ObjectMapper mapper() {
@@ -58,6 +70,50 @@ final class Holding {
     } catch (SQLException e) {
       throw Db.wrap("cannot complete job (id=" + rj.id() + ") in the handler's transaction", e);
     }
+  }
+
+  boolean recordOutputIfHeld(RunningJob rj, String json) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot record output of job (id=" + rj.id() + ")",
+        c -> store.recordOutputIfHeld(c, rj.id(), rj.fence(), json));
+  }
+
+  boolean recordStepIfHeld(RunningJob rj, String name, String json) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot record step \"" + name + "\" of job (id=" + rj.id() + ")",
+        c -> store.recordStepIfHeld(c, rj.id(), rj.fence(), name, json));
+  }
+
+  boolean recordStepIfHeld(Connection c, RunningJob rj, String name, String json) {
+    try {
+      return store.recordStepIfHeld(c, rj.id(), rj.fence(), name, json);
+    } catch (SQLException e) {
+      throw Db.wrap(
+          "cannot record step \""
+              + name
+              + "\" of job (id="
+              + rj.id()
+              + ") in the handler's"
+              + " transaction",
+          e);
+    }
+  }
+
+  boolean recordProgressIfHeld(RunningJob rj, double fraction, String message) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot record progress of job (id=" + rj.id() + ")",
+        c -> store.recordProgressIfHeld(c, rj.id(), rj.fence(), fraction, message));
+  }
+
+  /** The steps recorded for the job so far (a JSON object), or null if it is no longer held. */
+  String readStepsIfHeld(RunningJob rj) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot read steps of job (id=" + rj.id() + ")",
+        c -> store.readStepsIfHeld(c, rj.id(), rj.fence()));
   }
 
   /**

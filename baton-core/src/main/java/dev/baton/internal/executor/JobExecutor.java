@@ -76,13 +76,17 @@ public final class JobExecutor {
   /** The longest snooze or retry delay written: 10 years (longer delays are cut to it). */
   static final Duration MAX_DELAY = Duration.ofDays(3650);
 
-  /** What the executor needs from the client. */
+  /**
+   * What the executor needs from the client. {@code maxOutputBytes} bounds a handler's output and
+   * each step result, in bytes of JSON (the client's {@code maxArgsBytes}).
+   */
   public record Settings(
       String schema,
       String nodeId,
       Duration defaultTimeout,
       Duration lease,
-      RetryPolicy retryPolicy) {}
+      RetryPolicy retryPolicy,
+      int maxOutputBytes) {}
 
   private final DataSource dataSource;
   private final HolderStore store;
@@ -172,7 +176,12 @@ public final class JobExecutor {
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
     this.holding =
-        new Holding(dataSource, store, mapper, settings.schema(), settings.lease(), timeouts);
+        new Holding(
+            dataSource,
+            store,
+            mapper,
+            new Holding.Terms(settings.schema(), settings.lease(), settings.maxOutputBytes()),
+            timeouts);
   }
 
   /** The jobs the node holds, which this executor runs. */

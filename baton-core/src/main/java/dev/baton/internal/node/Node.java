@@ -287,7 +287,8 @@ public final class Node {
             config.nodeId(),
             config.jobTimeout(),
             config.lease(),
-            config.retryPolicy()));
+            config.retryPolicy(),
+            config.maxArgsBytes()));
   }
 
   /**
