@@ -70,6 +70,7 @@ class MigrateCliTest {
   void aSchemaNewerThanThisBatonIsRefusedNamingBothVersionsAndLeftAlone() {
     CliRunner cli = CliRunner.onNewMigratedSchema();
     int newer = dev.baton.migrate.Migrator.QUEUE_VERSION + 1;
+    long recorded = cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration");
     cli.db.execute(
         "INSERT INTO "
             + cli.schema
@@ -99,7 +100,7 @@ class MigrateCliTest {
       assertThat(r.out()).as("%s", command).isEmpty();
     }
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration"))
-        .isEqualTo(newer);
+        .isEqualTo(recorded + 1);
     assertThat(cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".job")).isZero();
   }
 
@@ -114,9 +115,7 @@ class MigrateCliTest {
       assertThat(r.errLines()).hasSize(1);
       assertThat(r.err())
           .contains(
-              "it is at version "
-                  + (dev.baton.migrate.Migrator.QUEUE_VERSION - 1)
-                  + ", this library needs "
+              "it is at version 6, this library needs "
                   + dev.baton.migrate.Migrator.QUEUE_VERSION)
           .contains("baton migrate up");
     }
