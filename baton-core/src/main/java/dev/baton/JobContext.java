@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 
@@ -83,8 +85,8 @@ public interface JobContext {
   /**
    * Records {@code output}, serialised to JSON, as this job's output, replacing any earlier one (of
    * this or an earlier attempt). Written at once, fence-checked: a holder that lost the job records
-   * nothing. Dependents read it from their context; {@code baton jobs show} and the admin API show
-   * it. At most {@link BatonConfig#maxArgsBytes()} bytes of JSON.
+   * nothing. Dependents read it with {@link #dependencyOutput}; {@code baton jobs show} and the
+   * admin API show it. At most {@link BatonConfig#maxArgsBytes()} bytes of JSON.
    *
    * @throws LostBatonException if this holder no longer holds the job (the handler is also
    *     interrupted)
@@ -126,4 +128,25 @@ public interface JobContext {
    * @throws IllegalArgumentException for a fraction outside 0..1 or a longer message
    */
   void progress(double fraction, String message);
+
+  /**
+   * The jobs this job waits for (a workflow step's dependencies, a batch callback's members), by
+   * id, each with its step name, state and output. Read from the database on each call; empty for a
+   * job without dependencies.
+   */
+  List<Dependency> dependencies();
+
+  /**
+   * The output of the dependency that is step {@code stepName} of this job's workflow, or null when
+   * that step recorded none.
+   *
+   * @throws IllegalArgumentException if this job does not wait for a step of that name
+   */
+  JsonNode dependencyOutput(String stepName);
+
+  /**
+   * How many of this job's dependencies are in each state: for a batch callback, the counts of
+   * completed, discarded and cancelled members (states absent count zero). One grouped read.
+   */
+  Map<JobState, Long> dependencyCounts();
 }

@@ -207,6 +207,14 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
                     + "); wait for it to finish, or cancel it with 'baton jobs cancel "
                     + id
                     + "' first");
+        case PENDING ->
+            throw new CommandFailedException(
+                "cannot retry job "
+                    + id
+                    + ": it is pending (it waits for its dependencies); retry a failed dependency,"
+                    + " or cancel it with 'baton jobs cancel "
+                    + id
+                    + "'");
         default -> {
           // RETRIED or ALREADY_AVAILABLE
         }

@@ -115,8 +115,7 @@ class MigrateCliTest {
       assertThat(r.errLines()).hasSize(1);
       assertThat(r.err())
           .contains(
-              "it is at version 6, this library needs "
-                  + dev.baton.migrate.Migrator.QUEUE_VERSION)
+              "it is at version 6, this library needs " + dev.baton.migrate.Migrator.QUEUE_VERSION)
           .contains("baton migrate up");
     }
   }

@@ -174,6 +174,11 @@ public final class JobAdmin {
     ALREADY_AVAILABLE,
     /** The job is running (held by a worker); nothing changed. Cancel it first. */
     RUNNING,
+    /**
+     * The job is pending (it waits for its dependencies); nothing changed. Retry its failed
+     * dependency, or cancel it.
+     */
+    PENDING,
     /** No job has this id. */
     NOT_FOUND
   }
@@ -347,6 +352,9 @@ public final class JobAdmin {
             }
             if (current.state() == JobState.AVAILABLE) {
               return new RetryResult(RetryOutcome.ALREADY_AVAILABLE, current, current.state());
+            }
+            if (current.state() == JobState.PENDING) {
+              return new RetryResult(RetryOutcome.PENDING, current, current.state());
             }
           }
           throw new BatonException(

@@ -52,6 +52,12 @@ CREATE TABLE ${schema}.job_dependency (
 -- A finish finds the edges of the jobs it finished by this index.
 CREATE INDEX job_dependency_depends_on_idx ON ${schema}.job_dependency (depends_on);
 
+-- The releaser (a maintenance pass) reads only the edges not yet counted, to find finished jobs
+-- whose finish did not release their dependents (rescued, cancelled by an operator, or claimed
+-- before the dependent was added). Empty when no job waits.
+CREATE INDEX job_dependency_open_idx ON ${schema}.job_dependency (depends_on)
+    WHERE state IS NULL;
+
 COMMENT ON TABLE ${schema}.job_dependency IS
     'Baton: job_id waits for depends_on; see docs/workflows.md';
 

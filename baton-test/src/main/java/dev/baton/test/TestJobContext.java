@@ -3,9 +3,11 @@ package dev.baton.test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.Dependency;
 import dev.baton.EnqueueOptions;
 import dev.baton.JobArgs;
 import dev.baton.JobContext;
+import dev.baton.JobState;
 import dev.baton.LostBatonException;
 import java.sql.Connection;
 import java.time.Clock;
@@ -48,6 +50,7 @@ public final class TestJobContext implements JobContext {
   private volatile JsonNode output;
   private volatile double progress = -1;
   private final Map<String, Object> steps = new ConcurrentHashMap<>();
+  private final java.util.List<Dependency> dependencies;
   private final AtomicReference<Thread> handlerThread = new AtomicReference<>();
 
   private TestJobContext(Builder b) {
@@ -62,6 +65,7 @@ public final class TestJobContext implements JobContext {
     this.metadata = meta;
     this.clock = b.clock;
     this.deadline = b.deadline != null ? b.deadline : clock.instant().plus(Duration.ofMinutes(1));
+    this.dependencies = java.util.List.copyOf(b.dependencies);
   }
 
   /**
@@ -202,6 +206,38 @@ public final class TestJobContext implements JobContext {
     this.progress = fraction;
   }
 
+  /** The dependencies the builder gave ({@link Builder#dependency}). */
+  @Override
+  public java.util.List<Dependency> dependencies() {
+    return dependencies;
+  }
+
+  /** The output of the builder's dependency named {@code stepName}. */
+  @Override
+  public JsonNode dependencyOutput(String stepName) {
+    for (Dependency d : dependencies) {
+      if (stepName.equals(d.name())) {
+        return d.output();
+      }
+    }
+    throw new IllegalArgumentException(
+        "no dependency output for job (id="
+            + jobId
+            + "): it does not wait for a step named \""
+            + stepName
+            + "\"");
+  }
+
+  /** The builder's dependencies counted by state. */
+  @Override
+  public Map<JobState, Long> dependencyCounts() {
+    Map<JobState, Long> out = new java.util.EnumMap<>(JobState.class);
+    for (Dependency d : dependencies) {
+      out.merge(d.state(), 1L, Long::sum);
+    }
+    return out;
+  }
+
   /** The output the handler recorded, or null. */
   public JsonNode output() {
     return output;
@@ -266,9 +302,16 @@ public final class TestJobContext implements JobContext {
     private Instant deadline;
     private Clock clock = Clock.systemUTC();
     private final Map<String, Object> metadata = new LinkedHashMap<>();
+    private final java.util.List<Dependency> dependencies = new java.util.ArrayList<>();
 
     private Builder(String kind) {
       this.kind = kind;
+    }
+
+    /** Adds a dependency the handler sees ({@link JobContext#dependencies()}); none by default. */
+    public Builder dependency(Dependency dependency) {
+      dependencies.add(Objects.requireNonNull(dependency, "dependency"));
+      return this;
     }
 
     /** The job id; default 1. */

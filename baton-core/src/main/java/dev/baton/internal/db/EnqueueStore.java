@@ -326,7 +326,8 @@ public final class EnqueueStore {
                   row.metadata(),
                   row.deadlineAt(),
                   false,
-                  0L);
+                  0L,
+                  false);
           return new EnqueuedClaim(row, claimed);
         }
       }

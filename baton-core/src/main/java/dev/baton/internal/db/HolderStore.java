@@ -79,7 +79,9 @@ public final class HolderStore {
                 j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
                 -- how long it had been due, for the pickup latency metric; by the database clock
                 greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
-                  AS due_for_us""";
+                  AS due_for_us,
+                -- a workflow step or batch member: its finish releases its dependents
+                j.has_dependents""";
 
   // Claims, in one autocommit statement. Binds: PICKED's, then CLAIMED's.
   private static final String CLAIM = "WITH " + PICKED + "\n" + CLAIMED;
@@ -193,7 +195,7 @@ public final class HolderStore {
              array_agg(id), array_agg(queue), array_agg(kind), array_agg(args), array_agg(attempt),
              array_agg(max_attempts), array_agg(fence), array_agg(idempotency_key),
              array_agg(metadata), array_agg(deadline_us), array_agg(cancel_requested),
-             array_agg(due_for_us)
+             array_agg(due_for_us), array_agg(has_dependents)
       FROM claimed""";
 
   // The claim as the last CTEs of a statement that completes first ("done"), and its answer.
@@ -424,6 +426,8 @@ public final class HolderStore {
   private final String completeAndClaim;
   private final String completeManyIfHeld;
   private final String finishManyIfHeld;
+  private final String finishManyKeeping;
+  private final ReleaseStore releases;
   private final String completeIfHeld;
   private final String heartbeatIfHeld;
   private final String alreadyWritten;
@@ -449,6 +453,8 @@ public final class HolderStore {
     this.completeManyIfHeld = schema.expand(delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD);
     this.finishManyIfHeld =
         schema.expand(delete ? FINISH_MANY_IF_HELD_DELETING : FINISH_MANY_IF_HELD);
+    this.finishManyKeeping = schema.expand(FINISH_MANY_IF_HELD);
+    this.releases = new ReleaseStore(schema);
     this.completeIfHeld = schema.expand(delete ? DELETE_IF_HELD : COMPLETE_IF_HELD);
     this.heartbeatIfHeld = schema.expand(HEARTBEAT_IF_HELD);
     this.alreadyWritten = schema.expand(ALREADY_WRITTEN);
@@ -593,6 +599,7 @@ public final class HolderStore {
     Object[] deadline = objects(rs, from + 9);
     Object[] cancel = objects(rs, from + 10);
     Object[] due = objects(rs, from + 11);
+    Object[] hasDependents = objects(rs, from + 12);
     List<ClaimedJob> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(
@@ -608,7 +615,8 @@ public final class HolderStore {
               (String) metadata[i],
               Timestamps.instantOfMicros((Long) deadline[i]),
               (Boolean) cancel[i],
-              (Long) due[i]));
+              (Long) due[i],
+              (Boolean) hasDependents[i]));
     }
     return out;
   }
@@ -627,7 +635,8 @@ public final class HolderStore {
         rs.getString(i + 8),
         Timestamps.instantOfMicros(rs.getLong(i + 9)),
         rs.getBoolean(i + 10),
-        rs.getLong(i + 11));
+        rs.getLong(i + 11),
+        rs.getBoolean(i + 12));
   }
 
   /**
@@ -653,9 +662,23 @@ public final class HolderStore {
       return Set.of();
     }
     boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
+    String what = "cannot record finished jobs (" + finishes.size() + " jobs)";
+    if (finishes.stream().anyMatch(Finish::releasesDependents)) {
+      // Finishes and the release of the dependents they end commit together.
+      return Db.inExplicitTransaction(
+          ds,
+          what,
+          c -> {
+            Set<Long> written = finishManyReleasing(c, finishes);
+            if (!retried.isEmpty()) {
+              written.addAll(alreadyWritten(c, finishes, written, retried));
+            }
+            return written;
+          });
+    }
     return Db.inTransaction(
         ds,
-        "cannot record finished jobs (" + finishes.size() + " jobs)",
+        what,
         c -> {
           Set<Long> written = allPlain ? completeMany(c, finishes) : finishMany(c, finishes);
           if (!retried.isEmpty()) {
@@ -663,6 +686,48 @@ public final class HolderStore {
           }
           return written;
         });
+  }
+
+  /**
+   * Writes {@code finishes}, some of which release dependents, in {@code c}'s transaction: those
+   * that do are written keeping their row (their output is copied to their dependents' edges by the
+   * release, which a deleted row could not give), the others as usual; then the dependents of the
+   * final ones written are released ({@link ReleaseStore#release}).
+   */
+  private Set<Long> finishManyReleasing(Connection c, List<Finish> finishes) throws SQLException {
+    List<Finish> releasing = new ArrayList<>();
+    List<Finish> plain = new ArrayList<>();
+    List<Finish> other = new ArrayList<>();
+    for (Finish f : finishes) {
+      (f.releasesDependents() ? releasing : f.isPlainCompletion() ? plain : other).add(f);
+    }
+    Set<Long> written = new HashSet<>();
+    if (!plain.isEmpty()) {
+      written.addAll(completeMany(c, plain));
+    }
+    if (!other.isEmpty()) {
+      written.addAll(finishMany(c, other));
+    }
+    Set<Long> releasedWritten = writeFinishes(c, finishManyKeeping, releasing);
+    written.addAll(releasedWritten);
+    long[] ended =
+        releasing.stream()
+            .filter(f -> f.isFinal() && releasedWritten.contains(f.fence()))
+            .mapToLong(Finish::id)
+            .toArray();
+    if (ended.length > 0) {
+      releases.release(c, ended);
+    }
+    return written;
+  }
+
+  /**
+   * Completes a job that has dependents on the handler's connection, fence-checked, keeping its
+   * row, and releases its dependents in the same transaction. Returns whether it matched.
+   */
+  public boolean completeAndReleaseIfHeld(Connection c, long id, long fence) throws SQLException {
+    return !finishManyReleasing(c, List.of(Finish.completed(id, fence).releasingDependents()))
+        .isEmpty();
   }
 
   /** The fences of the retried finishes not in {@code written} that an earlier try wrote. */
@@ -694,6 +759,9 @@ public final class HolderStore {
   /** Writes one finish on the caller's connection. Returns whether it was written. */
   public boolean finishIfHeld(Connection c, Finish finish) throws SQLException {
     List<Finish> one = List.of(finish);
+    if (finish.releasesDependents()) {
+      return !finishManyReleasing(c, one).isEmpty();
+    }
     return !(finish.isPlainCompletion() ? completeMany(c, one) : finishMany(c, one)).isEmpty();
   }
 
@@ -712,8 +780,17 @@ public final class HolderStore {
   }
 
   private Set<Long> finishMany(Connection c, List<Finish> finishes) throws SQLException {
+    return writeFinishes(c, finishManyIfHeld, finishes);
+  }
+
+  /** Writes {@code finishes} with {@code sql}, FINISH_MANY_IF_HELD or its deleting variant. */
+  private Set<Long> writeFinishes(Connection c, String sql, List<Finish> finishes)
+      throws SQLException {
+    if (finishes.isEmpty()) {
+      return new HashSet<>();
+    }
     FinishColumns f = FinishColumns.of(finishes);
-    try (PreparedStatement ps = c.prepareStatement(finishManyIfHeld)) {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setArray(1, c.createArrayOf("int8", f.ids()));
       ps.setArray(2, c.createArrayOf("int8", f.fences()));
       ps.setArray(3, c.createArrayOf("text", f.states()));

@@ -3,6 +3,7 @@ package dev.baton.internal.executor;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.db.WorkflowStore;
 import dev.baton.internal.held.RunningJob;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -19,6 +20,7 @@ import javax.sql.DataSource;
 final class Holding {
   private final DataSource dataSource;
   private final HolderStore store;
+  private final WorkflowStore workflow;
   private final ObjectMapper mapper;
   private final String schema;
   private final Duration lease;
@@ -39,6 +41,7 @@ final class Holding {
       TimeoutSweeper timeouts) {
     this.dataSource = dataSource;
     this.store = store;
+    this.workflow = new WorkflowStore(store.schema());
     this.mapper = mapper;
     this.schema = terms.schema();
     this.lease = terms.lease();
@@ -66,7 +69,9 @@ final class Holding {
 
   boolean completeIfHeld(Connection c, RunningJob rj) {
     try {
-      return store.completeIfHeld(c, rj.id(), rj.fence());
+      return rj.job().hasDependents()
+          ? store.completeAndReleaseIfHeld(c, rj.id(), rj.fence())
+          : store.completeIfHeld(c, rj.id(), rj.fence());
     } catch (SQLException e) {
       throw Db.wrap("cannot complete job (id=" + rj.id() + ") in the handler's transaction", e);
     }
@@ -106,6 +111,22 @@ final class Holding {
         dataSource,
         "cannot record progress of job (id=" + rj.id() + ")",
         c -> store.recordProgressIfHeld(c, rj.id(), rj.fence(), fraction, message));
+  }
+
+  /** The dependencies of job {@code id}. */
+  java.util.List<WorkflowStore.EdgeRow> dependencies(long id) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot read dependencies of job (id=" + id + ")",
+        c -> workflow.dependencies(c, id));
+  }
+
+  /** How many dependencies of job {@code id} are in each state, by state name. */
+  java.util.Map<String, Long> dependencyCounts(long id) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot count dependencies of job (id=" + id + ")",
+        c -> workflow.dependencyCounts(c, id));
   }
 
   /** The steps recorded for the job so far (a JSON object), or null if it is no longer held. */

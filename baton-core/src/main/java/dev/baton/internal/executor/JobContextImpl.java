@@ -2,16 +2,22 @@ package dev.baton.internal.executor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.Dependency;
 import dev.baton.InvalidJobException;
 import dev.baton.JobContext;
+import dev.baton.JobState;
 import dev.baton.LostBatonException;
+import dev.baton.internal.db.WorkflowStore;
 import dev.baton.internal.held.RunningJob;
 import dev.baton.internal.held.StopReason;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -256,6 +262,59 @@ final class JobContextImpl implements JobContext {
               + " (BatonConfig maxArgsBytes); store large data elsewhere and record a reference");
     }
     return json;
+  }
+
+  @Override
+  public List<Dependency> dependencies() {
+    List<Dependency> out = new ArrayList<>();
+    for (WorkflowStore.EdgeRow e : holding.dependencies(rj.id())) {
+      out.add(
+          new Dependency(
+              e.id(),
+              e.name(),
+              e.state() == null ? JobState.COMPLETED : JobState.fromDb(e.state()),
+              parse(e.output())));
+    }
+    return out;
+  }
+
+  @Override
+  public JsonNode dependencyOutput(String stepName) {
+    Objects.requireNonNull(stepName, "stepName");
+    List<String> names = new ArrayList<>();
+    for (Dependency d : dependencies()) {
+      if (stepName.equals(d.name())) {
+        return d.output();
+      }
+      if (d.name() != null) {
+        names.add(d.name());
+      }
+    }
+    throw new IllegalArgumentException(
+        "no dependency output for job (id="
+            + rj.id()
+            + "): it does not wait for a step named \""
+            + stepName
+            + "\"; the steps it waits for are "
+            + names);
+  }
+
+  @Override
+  public Map<JobState, Long> dependencyCounts() {
+    Map<JobState, Long> out = new EnumMap<>(JobState.class);
+    holding.dependencyCounts(rj.id()).forEach((state, n) -> out.put(JobState.fromDb(state), n));
+    return out;
+  }
+
+  private JsonNode parse(String json) {
+    if (json == null) {
+      return null;
+    }
+    try {
+      return holding.mapper().readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("stored output is not JSON: " + e.getOriginalMessage(), e);
+    }
   }
 
   /** Stops the handler as having lost its job, and the exception to throw. */

@@ -612,7 +612,7 @@ public final class JobExecutor {
         held.remove(rj);
         return;
       }
-      Finish finish = finishOrPlainFailure(rj, outcome, stop);
+      Finish finish = finishOf(rj, outcome, stop);
       LongAdder counter = counterFor(finish, stop, outcome);
       logFailure(job, finish, outcome, stop);
       if (log.isDebugEnabled()) {
@@ -636,6 +636,15 @@ public final class JobExecutor {
         }
       }
     }
+  }
+
+  /**
+   * {@link #finishOrPlainFailure}, written with the release of the job's dependents when its claim
+   * said it has any (a job without dependents takes the statements it always took).
+   */
+  private Finish finishOf(RunningJob rj, Outcome outcome, StopReason stop) {
+    Finish f = finishOrPlainFailure(rj, outcome, stop);
+    return rj.job().hasDependents() ? f.releasingDependents() : f;
   }
 
   /** {@link #finishFor}, or a plain failure when the outcome cannot be put into words. */
@@ -744,7 +753,7 @@ public final class JobExecutor {
                     ROLLED_BACK,
                     new BatonException("job " + job.id() + ": " + ROLLED_BACK))
                 : outcome;
-        Finish finish = finishOrPlainFailure(rj, ended, stop);
+        Finish finish = finishOf(rj, ended, stop);
         failed = finish;
         counter = counterFor(finish, stop, ended);
         check =
