@@ -109,7 +109,12 @@ public final class WorkflowStore {
       WHERE e.depends_on = ?
       ORDER BY e.job_id""";
 
+  // A job's output, steps and progress, as JSON text. Binds: id.
+  private static final String RECORDS =
+      "SELECT output::text, steps::text, progress::text FROM ${schema}.job WHERE id = ?";
+
   private final SchemaName schema;
+  private final String records;
   private final String lockDependencies;
   private final String insertJobs;
   private final String insertEdges;
@@ -121,6 +126,7 @@ public final class WorkflowStore {
   /** Prepares the SQL text for {@code schema}. */
   public WorkflowStore(SchemaName schema) {
     this.schema = schema;
+    this.records = schema.expand(RECORDS);
     this.lockDependencies = schema.expand(LOCK_DEPENDENCIES);
     this.insertJobs = schema.expand(INSERT_JOBS);
     this.insertEdges = schema.expand(INSERT_EDGES);
@@ -293,6 +299,19 @@ public final class WorkflowStore {
       }
     }
     return out;
+  }
+
+  /** A job's output, steps and progress as JSON text (each may be null). */
+  public record Records(String output, String steps, String progress) {}
+
+  /** The output, steps and progress of job {@code id}; null when there is no such job. */
+  public Records records(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(records)) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Records(rs.getString(1), rs.getString(2), rs.getString(3)) : null;
+      }
+    }
   }
 
   /** The dependents of job {@code id}, by id. */
