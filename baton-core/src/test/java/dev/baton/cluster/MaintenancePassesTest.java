@@ -223,6 +223,53 @@ class MaintenancePassesTest {
   }
 
   @Test
+  void cleanerDeletesTheDependencyEdgesOfTheJobsItDeletesAndKeepsThoseOfLiveDependents() {
+    long a =
+        db.queryLong(
+            "INSERT INTO "
+                + schema
+                + ".job (kind, state, finalized_at) VALUES ('k', 'completed', now()) RETURNING id");
+    long b =
+        db.queryLong(
+            "INSERT INTO "
+                + schema
+                + ".job (kind, state, finalized_at) VALUES ('k', 'completed', now()) RETURNING id");
+    long c = db.queryLong("INSERT INTO " + schema + ".job (kind) VALUES ('k') RETURNING id");
+    db.execute(
+        "INSERT INTO "
+            + schema
+            + ".job_dependency (job_id, depends_on, state) VALUES ("
+            + b
+            + ", "
+            + a
+            + ", 'completed'), ("
+            + c
+            + ", "
+            + a
+            + ", 'completed')");
+    Cleaner cleaner =
+        new Cleaner(
+            ds,
+            ms,
+            time,
+            new Cleaner.Settings(
+                Duration.ofHours(1),
+                Duration.ofDays(7),
+                Duration.ofDays(7),
+                10,
+                Cleaner.Expired.DELETED));
+    time.advance(Duration.ofHours(2));
+    assertThat(cleaner.runOnce(lead)).isEqualTo(2);
+    assertThat(
+            db.queryLong("SELECT count(*) FROM " + schema + ".job_dependency WHERE job_id = " + b))
+        .isZero();
+    assertThat(
+            db.queryLong("SELECT count(*) FROM " + schema + ".job_dependency WHERE job_id = " + c))
+        .as("the edge of a live dependent keeps its cleaned dependency's state")
+        .isEqualTo(1);
+  }
+
+  @Test
   void cleanerDeletesEachFinishedStateAfterItsOwnRetentionInBoundedBatches() {
     db.execute(
         "INSERT INTO "

@@ -214,6 +214,11 @@ public final class MaintenanceStore {
       del AS (
         DELETE FROM ${schema}.job j USING picked WHERE j.id = picked.id AND j.state = ?
         RETURNING j.*
+      ),
+      -- the deleted jobs' own edges (the jobs they waited for) go with them; an edge to a deleted
+      -- dependency stays while its dependent does, carrying the dependency's state and output
+      edges AS (
+        DELETE FROM ${schema}.job_dependency e USING del WHERE e.job_id = del.id
       )""";
 
   // Finished jobs of one state past their retention are deleted, oldest first. Binds: the lead,
