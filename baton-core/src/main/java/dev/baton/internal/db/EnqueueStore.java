@@ -422,7 +422,13 @@ public final class EnqueueStore {
     return ids;
   }
 
-  private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
+  /**
+   * Binds the columns of {@code jobs} as the arrays a bulk insert unnests, in this order: queues,
+   * kinds, args, priorities, max attempts, run times, keys, metadata (parameters 1 to 8). The one
+   * place a list of new jobs becomes columns, for ENQUEUE_MANY and WorkflowStore's insert.
+   */
+  static void bindColumns(Connection c, PreparedStatement ps, List<NewJob> jobs)
+      throws SQLException {
     int n = jobs.size();
     String[] queues = new String[n];
     String[] kinds = new String[n];
@@ -443,18 +449,27 @@ public final class EnqueueStore {
       keys[i] = j.idempotencyKey();
       metadata[i] = j.metadata();
     }
+    ps.setArray(1, c.createArrayOf("text", queues));
+    ps.setArray(2, c.createArrayOf("text", kinds));
+    ps.setArray(3, c.createArrayOf("text", args));
+    ps.setArray(4, c.createArrayOf("int4", priorities));
+    ps.setArray(5, c.createArrayOf("int4", maxAttempts));
+    ps.setArray(6, c.createArrayOf("text", runAts));
+    ps.setArray(7, c.createArrayOf("text", keys));
+    ps.setArray(8, c.createArrayOf("text", metadata));
+  }
+
+  private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
+    String[] keys = new String[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = jobs.get(i).idempotencyKey();
+    }
     long[] ids = new long[n];
     boolean[] existing = new boolean[n];
     boolean[] found = new boolean[n];
     try (PreparedStatement ps = c.prepareStatement(enqueueMany)) {
-      ps.setArray(1, c.createArrayOf("text", queues));
-      ps.setArray(2, c.createArrayOf("text", kinds));
-      ps.setArray(3, c.createArrayOf("text", args));
-      ps.setArray(4, c.createArrayOf("int4", priorities));
-      ps.setArray(5, c.createArrayOf("int4", maxAttempts));
-      ps.setArray(6, c.createArrayOf("text", runAts));
-      ps.setArray(7, c.createArrayOf("text", keys));
-      ps.setArray(8, c.createArrayOf("text", metadata));
+      bindColumns(c, ps, jobs);
       ps.setString(9, schema.insertChannel());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

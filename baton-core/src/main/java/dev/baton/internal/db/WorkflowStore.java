@@ -162,41 +162,18 @@ public final class WorkflowStore {
   /** Inserts {@code jobs} on {@code c}; returns their ids in order. */
   public long[] insertJobs(Connection c, List<WaitingJob> jobs) throws SQLException {
     int n = jobs.size();
-    String[] queues = new String[n];
-    String[] kinds = new String[n];
-    String[] args = new String[n];
-    Integer[] priorities = new Integer[n];
-    Integer[] maxAttempts = new Integer[n];
-    java.sql.Timestamp[] runAts = new java.sql.Timestamp[n];
-    String[] keys = new String[n];
-    String[] metadata = new String[n];
+    List<EnqueueStore.NewJob> rows = new ArrayList<>(n);
     Integer[] waiting = new Integer[n];
     Boolean[] hasDependents = new Boolean[n];
     for (int i = 0; i < n; i++) {
-      WaitingJob w = jobs.get(i);
-      EnqueueStore.NewJob j = w.job();
-      queues[i] = j.queue();
-      kinds[i] = j.kind();
-      args[i] = j.args();
-      priorities[i] = j.priority();
-      maxAttempts[i] = j.maxAttempts();
-      runAts[i] = j.runAt() == null ? null : java.sql.Timestamp.from(j.runAt());
-      keys[i] = j.idempotencyKey();
-      metadata[i] = j.metadata();
-      waiting[i] = w.waiting();
-      hasDependents[i] = w.hasDependents();
+      rows.add(jobs.get(i).job());
+      waiting[i] = jobs.get(i).waiting();
+      hasDependents[i] = jobs.get(i).hasDependents();
     }
     long[] ids = new long[n];
     try (PreparedStatement ps = c.prepareStatement(insertJobs)) {
-      int k = 1;
-      ps.setArray(k++, c.createArrayOf("text", queues));
-      ps.setArray(k++, c.createArrayOf("text", kinds));
-      ps.setArray(k++, c.createArrayOf("text", args));
-      ps.setArray(k++, c.createArrayOf("int4", priorities));
-      ps.setArray(k++, c.createArrayOf("int4", maxAttempts));
-      ps.setArray(k++, c.createArrayOf("timestamptz", runAts));
-      ps.setArray(k++, c.createArrayOf("text", keys));
-      ps.setArray(k++, c.createArrayOf("text", metadata));
+      EnqueueStore.bindColumns(c, ps, rows);
+      int k = 9;
       ps.setArray(k++, c.createArrayOf("int4", waiting));
       ps.setArray(k++, c.createArrayOf("bool", hasDependents));
       ps.setString(k, schema.insertChannel());
