@@ -38,6 +38,18 @@ public final class WorkflowWorkerMain {
    */
   public record DiamondStep(String step, int instance) implements JobArgs {}
 
+  /**
+   * A member of a batch: works a few milliseconds, then completes, or fails (its max attempts
+   * decide whether it is discarded) when {@code fail}.
+   */
+  public record BatchMember(int n, boolean fail) implements JobArgs {}
+
+  /**
+   * A batch's callback: writes one effect row {@code (instance = -1, step = 'callback:<completed>:
+   * <discarded>:<cancelled>', ok)} and completes in the same transaction.
+   */
+  public record BatchCallback(String label) implements JobArgs {}
+
   private WorkflowWorkerMain() {}
 
   public static void main(String[] argv) throws Exception {
@@ -82,6 +94,38 @@ public final class WorkflowWorkerMain {
                       ps.setInt(1, s.instance());
                       ps.setString(2, s.step());
                       ps.setBoolean(3, ok);
+                      ps.setString(4, nodeId);
+                      ps.executeUpdate();
+                    }
+                    ctx.completeIn(c);
+                    c.commit();
+                  }
+                })
+            .handler(
+                BatchMember.class,
+                (ctx, m) -> {
+                  LockSupport.parkNanos(Duration.ofMillis(2 + m.n() % 5).toNanos());
+                  if (m.fail()) {
+                    throw new IllegalStateException("member " + m.n() + " fails");
+                  }
+                })
+            .handler(
+                BatchCallback.class,
+                (ctx, cb) -> {
+                  java.util.Map<JobState, Long> counts = ctx.dependencyCounts();
+                  String seen =
+                      "callback:"
+                          + counts.getOrDefault(JobState.COMPLETED, 0L)
+                          + ":"
+                          + counts.getOrDefault(JobState.DISCARDED, 0L)
+                          + ":"
+                          + counts.getOrDefault(JobState.CANCELLED, 0L);
+                  try (Connection c = ds.getConnection()) {
+                    c.setAutoCommit(false);
+                    try (PreparedStatement ps = c.prepareStatement(insert)) {
+                      ps.setInt(1, -1);
+                      ps.setString(2, seen);
+                      ps.setBoolean(3, true);
                       ps.setString(4, nodeId);
                       ps.executeUpdate();
                     }
