@@ -55,7 +55,7 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
         paramLabel = "STATE",
         converter = StateConverter.class,
         description =
-            "Only jobs in this state: scheduled, available, running, retryable, completed,"
+            "Only jobs in this state: pending, scheduled, available, running, retryable, completed,"
                 + " cancelled, discarded")
     JobState state;
 
