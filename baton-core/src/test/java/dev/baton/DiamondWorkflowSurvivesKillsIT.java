@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DiamondWorkflowSurvivesKillsIT {
   static final int DIAMONDS = 500;
   static final int WORKERS = 3;
-  static final long KILL_EVERY_MS = 3_000;
+  static final long KILL_EVERY_MS = 2_000;
 
   @Test
   void everyDiamondsLastStepRunsOnceAfterBothBranchesDespiteKills() throws Exception {
