@@ -3,7 +3,7 @@ package dev.baton;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.testing.ChildProcess;
+import dev.baton.testing.KilledWorkers;
 import dev.baton.testing.TestDatabase;
 import dev.baton.testing.WorkflowWorkerMain;
 import java.time.Duration;
@@ -28,14 +28,6 @@ class BatchCallbackSurvivesKillsIT {
   void theCallbackRunsOnceWithTheCountsDespiteKills() throws Exception {
     TestDatabase db = TestDatabase.get();
     String schema = db.newMigratedSchema();
-    db.execute(
-        "CREATE TABLE \""
-            + schema
-            + "\".effect (instance int NOT NULL, step text NOT NULL, ok boolean NOT NULL,"
-            + " node text NOT NULL)");
-    List<ChildProcess> workers = new ArrayList<>();
-    int started = 0;
-    int kills = 0;
     try (HikariDataSource ds = db.dataSource(4);
         Baton client =
             Baton.builder(ds)
@@ -55,62 +47,47 @@ class BatchCallbackSurvivesKillsIT {
       EnqueuedBatch batch =
           client.enqueueBatch(
               members, JobRequest.of(new WorkflowWorkerMain.BatchCallback("all"), queue));
-      for (; started < WORKERS; started++) {
-        workers.add(worker(db, schema, started));
-      }
-      long t0 = System.nanoTime();
-      long deadline = t0 + Duration.ofSeconds(100).toNanos();
-      long nextKill = t0 + Duration.ofMillis(KILL_EVERY_MS).toNanos();
-      while (client.job(batch.callbackId()).orElseThrow().state() != JobState.COMPLETED) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(
-              "the callback did not complete in time: it is "
-                  + client.job(batch.callbackId()).orElseThrow().state().dbName());
+      try (KilledWorkers workers =
+          new KilledWorkers(db, schema, WORKERS, Duration.ofMillis(KILL_EVERY_MS))) {
+        long t0 = System.nanoTime();
+        long deadline = t0 + Duration.ofSeconds(100).toNanos();
+        while (client.job(batch.callbackId()).orElseThrow().state() != JobState.COMPLETED) {
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError(
+                "the callback did not complete in time: it is "
+                    + client.job(batch.callbackId()).orElseThrow().state().dbName());
+          }
+          workers.killIfDue();
+          Thread.sleep(50);
         }
-        if (System.nanoTime() >= nextKill) {
-          ChildProcess victim = workers.remove(kills % workers.size());
-          victim.killHard();
-          victim.close();
-          kills++;
-          workers.add(worker(db, schema, started++));
-          nextKill = System.nanoTime() + Duration.ofMillis(KILL_EVERY_MS).toNanos();
-        }
-        Thread.sleep(50);
-      }
-      System.out.printf(
-          "batch: %d members (%d failing) across %d workers, %d SIGKILLs, callback done in %d ms%n",
-          MEMBERS, failing, WORKERS, kills, Duration.ofNanos(System.nanoTime() - t0).toMillis());
-      String s = "\"" + schema + "\"";
-      // Failing members may be rescued (not failed) when their worker is killed, and then run
-      // again on another: they are discarded only by their own failure, so all of them are.
-      assertThat(db.queryString("SELECT string_agg(step, ',') FROM " + s + ".effect"))
-          .as("the callback's effect, once, with the counts")
-          .isEqualTo("callback:" + (MEMBERS - failing) + ":" + failing + ":0");
-      assertThat(
-              db.queryLong(
-                  "SELECT count(*) FROM "
-                      + s
-                      + ".job WHERE state = 'completed' AND id <> "
-                      + batch.callbackId()
-                      + " AND finalized_at > (SELECT attempted_at"
-                      + " FROM "
-                      + s
-                      + ".job WHERE id = "
-                      + batch.callbackId()
-                      + ")"))
-          .as("members completed after the callback was claimed")
-          .isZero();
-    } finally {
-      for (ChildProcess w : workers) {
-        w.killHard();
-        w.close();
+        System.out.printf(
+            "batch: %d members (%d failing) across %d workers, %d SIGKILLs, callback done in %d ms%n",
+            MEMBERS,
+            failing,
+            WORKERS,
+            workers.kills(),
+            Duration.ofNanos(System.nanoTime() - t0).toMillis());
+        String s = "\"" + schema + "\"";
+        // Failing members may be rescued (not failed) when their worker is killed, and then run
+        // again on another: they are discarded only by their own failure, so all of them are.
+        assertThat(db.queryString("SELECT string_agg(step, ',') FROM " + s + ".effect"))
+            .as("the callback's effect, once, with the counts")
+            .isEqualTo("callback:" + (MEMBERS - failing) + ":" + failing + ":0");
+        assertThat(
+                db.queryLong(
+                    "SELECT count(*) FROM "
+                        + s
+                        + ".job WHERE state = 'completed' AND id <> "
+                        + batch.callbackId()
+                        + " AND finalized_at > (SELECT attempted_at"
+                        + " FROM "
+                        + s
+                        + ".job WHERE id = "
+                        + batch.callbackId()
+                        + ")"))
+            .as("members completed after the callback was claimed")
+            .isZero();
       }
     }
-  }
-
-  private static ChildProcess worker(TestDatabase db, String schema, int n) throws Exception {
-    String node = "batch-" + n + "-" + ProcessHandle.current().pid();
-    return ChildProcess.start(
-        node, WorkflowWorkerMain.class, List.of(), db.jdbcUrl(), schema, node, "4", "2000");
   }
 }

@@ -1,15 +1,13 @@
 package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.testing.ChildProcess;
+import dev.baton.testing.KilledWorkers;
 import dev.baton.testing.TestDatabase;
 import dev.baton.testing.WorkflowWorkerMain;
 import dev.baton.testing.WorkflowWorkerMain.DiamondStep;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -29,14 +27,6 @@ class DiamondWorkflowSurvivesKillsIT {
   void everyDiamondsLastStepRunsOnceAfterBothBranchesDespiteKills() throws Exception {
     TestDatabase db = TestDatabase.get();
     String schema = db.newMigratedSchema();
-    db.execute(
-        "CREATE TABLE \""
-            + schema
-            + "\".effect (instance int NOT NULL, step text NOT NULL, ok boolean NOT NULL,"
-            + " node text NOT NULL)");
-    List<ChildProcess> workers = new ArrayList<>();
-    int started = 0;
-    int kills = 0;
     try (HikariDataSource ds = db.dataSource(4);
         Baton client =
             Baton.builder(ds)
@@ -52,95 +42,71 @@ class DiamondWorkflowSurvivesKillsIT {
                 .step("d", new DiamondStep("d", i), queue, "b", "c")
                 .build());
       }
-      for (; started < WORKERS; started++) {
-        workers.add(worker(db, schema, started));
-      }
-      for (ChildProcess w : workers) {
-        await("worker ready")
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> w.line("ready").isPresent());
-      }
-      long t0 = System.nanoTime();
-      long jobs = 4L * DIAMONDS;
-      long deadline = System.nanoTime() + Duration.ofSeconds(100).toNanos();
-      long nextKill = System.nanoTime() + Duration.ofMillis(KILL_EVERY_MS).toNanos();
-      while (completed(db, schema) < jobs) {
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError(
-              "not every job completed in time: "
-                  + db.queryLong(
-                      "SELECT count(*) FROM \"" + schema + "\".job WHERE state = 'pending'")
-                  + " still pending, "
-                  + completed(db, schema)
-                  + " of "
-                  + jobs
-                  + " completed");
+      try (KilledWorkers workers =
+          new KilledWorkers(db, schema, WORKERS, Duration.ofMillis(KILL_EVERY_MS))) {
+        long t0 = System.nanoTime();
+        long jobs = 4L * DIAMONDS;
+        long deadline = System.nanoTime() + Duration.ofSeconds(100).toNanos();
+        while (completed(db, schema) < jobs) {
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError(
+                "not every job completed in time: "
+                    + db.queryLong(
+                        "SELECT count(*) FROM \"" + schema + "\".job WHERE state = 'pending'")
+                    + " still pending, "
+                    + completed(db, schema)
+                    + " of "
+                    + jobs
+                    + " completed");
+          }
+          workers.killIfDue();
+          Thread.sleep(50);
         }
-        if (System.nanoTime() >= nextKill) {
-          ChildProcess victim = workers.remove(kills % workers.size());
-          victim.killHard();
-          victim.close();
-          kills++;
-          workers.add(worker(db, schema, started++));
-          nextKill = System.nanoTime() + Duration.ofMillis(KILL_EVERY_MS).toNanos();
-        }
-        Thread.sleep(50);
-      }
-      long ms = Duration.ofNanos(System.nanoTime() - t0).toMillis();
-      System.out.printf(
-          "diamonds: %d workflows (%d jobs) across %d workers, %d SIGKILLs, done in %d ms"
-              + " (%d rescues)%n",
-          DIAMONDS,
-          jobs,
-          WORKERS,
-          kills,
-          ms,
-          db.queryLong(
-              "SELECT coalesce(sum((metadata ->> 'rescue_count')::int), 0) FROM \""
-                  + schema
-                  + "\".job"));
+        long ms = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+        System.out.printf(
+            "diamonds: %d workflows (%d jobs) across %d workers, %d SIGKILLs, done in %d ms"
+                + " (%d rescues)%n",
+            DIAMONDS,
+            jobs,
+            WORKERS,
+            workers.kills(),
+            ms,
+            db.queryLong(
+                "SELECT coalesce(sum((metadata ->> 'rescue_count')::int), 0) FROM \""
+                    + schema
+                    + "\".job"));
 
-      String s = "\"" + schema + "\"";
-      for (String step : List.of("a", "b", "c", "d")) {
-        assertThat(
-                db.queryLong("SELECT count(*) FROM " + s + ".effect WHERE step = '" + step + "'"))
-            .as("effects of step %s", step)
+        String s = "\"" + schema + "\"";
+        for (String step : List.of("a", "b", "c", "d")) {
+          assertThat(
+                  db.queryLong("SELECT count(*) FROM " + s + ".effect WHERE step = '" + step + "'"))
+              .as("effects of step %s", step)
+              .isEqualTo(DIAMONDS);
+        }
+        assertThat(db.queryLong("SELECT count(DISTINCT (instance, step)) FROM " + s + ".effect"))
+            .as("no step's effect twice")
+            .isEqualTo(jobs);
+        assertThat(db.queryLong("SELECT count(*) FROM " + s + ".effect WHERE step = 'd' AND ok"))
+            .as("d read both completed branches and their outputs")
             .isEqualTo(DIAMONDS);
-      }
-      assertThat(db.queryLong("SELECT count(DISTINCT (instance, step)) FROM " + s + ".effect"))
-          .as("no step's effect twice")
-          .isEqualTo(jobs);
-      assertThat(db.queryLong("SELECT count(*) FROM " + s + ".effect WHERE step = 'd' AND ok"))
-          .as("d read both completed branches and their outputs")
-          .isEqualTo(DIAMONDS);
-      assertThat(
-              db.queryLong(
-                  "SELECT count(*) FROM "
-                      + s
-                      + ".job d JOIN "
-                      + s
-                      + ".job_dependency e ON e.job_id = d.id JOIN "
-                      + s
-                      + ".job b ON b.id = e.depends_on"
-                      + " WHERE d.kind = b.kind AND d.args ->> 'step' = 'd'"
-                      + " AND b.finalized_at <= d.attempted_at AND e.state = 'completed'"))
-          .as("every d's last attempt began after both its branches completed")
-          .isEqualTo(2L * DIAMONDS);
-    } finally {
-      for (ChildProcess w : workers) {
-        w.killHard();
-        w.close();
+        assertThat(
+                db.queryLong(
+                    "SELECT count(*) FROM "
+                        + s
+                        + ".job d JOIN "
+                        + s
+                        + ".job_dependency e ON e.job_id = d.id JOIN "
+                        + s
+                        + ".job b ON b.id = e.depends_on"
+                        + " WHERE d.kind = b.kind AND d.args ->> 'step' = 'd'"
+                        + " AND b.finalized_at <= d.attempted_at AND e.state = 'completed'"))
+            .as("every d's last attempt began after both its branches completed")
+            .isEqualTo(2L * DIAMONDS);
       }
     }
   }
 
   private static long completed(TestDatabase db, String schema) {
     return db.queryLong("SELECT count(*) FROM \"" + schema + "\".job WHERE state = 'completed'");
-  }
-
-  private static ChildProcess worker(TestDatabase db, String schema, int n) throws Exception {
-    String node = "diamond-" + n + "-" + ProcessHandle.current().pid();
-    return ChildProcess.start(
-        node, WorkflowWorkerMain.class, List.of(), db.jdbcUrl(), schema, node, "4", "2000");
   }
 }
