@@ -88,6 +88,42 @@ class WorkflowDependenciesTest {
     }
   }
 
+  @Test
+  void aDiamondRunsWhenCompletionsDeleteTheirRows() {
+    try (Fixture f = new Fixture()) {
+      List<Seen> seen = new CopyOnWriteArrayList<>();
+      EnqueuedWorkflow wf =
+          f.reader()
+              .enqueueWorkflow(
+                  Workflow.builder()
+                      .step("a", new Step("a", false))
+                      .step("b", new Step("b", false), "a")
+                      .step("c", new Step("c", false), "a")
+                      .step("d", new Step("d", false), "b", "c")
+                      .build());
+      f.start(
+          f.config().queue("default", 4).completedRetention(Duration.ZERO).build(),
+          b ->
+              b.handler(
+                  Step.class,
+                  (ctx, s) -> {
+                    Map<String, String> outputs = new ConcurrentHashMap<>();
+                    for (Dependency d : ctx.dependencies()) {
+                      outputs.put(d.name(), d.output().asText());
+                    }
+                    seen.add(new Seen(s.name(), outputs));
+                    ctx.recordOutput(s.name() + "-out");
+                  }));
+      await().atMost(Duration.ofSeconds(20)).until(() -> f.reader().job(wf.id("d")).isEmpty());
+      assertThat(seen).extracting(Seen::name).hasSize(4).startsWith("a").endsWith("d");
+      assertThat(seen.get(3).outputs())
+          .containsOnly(Map.entry("b", "b-out"), Map.entry("c", "c-out"));
+      assertThat(f.job(wf.id("b")).state())
+          .as("a step with dependents keeps its row, for its output")
+          .isEqualTo(JobState.COMPLETED);
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(DependencyFailure.class)
   void aDiscardedDependencyCancelsRunsOrHoldsItsDependentsAsConfigured(DependencyFailure policy) {

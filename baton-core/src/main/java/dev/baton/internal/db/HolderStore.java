@@ -739,7 +739,9 @@ public final class HolderStore {
       boolean completion = "completed".equals(f.state());
       if (retried.contains(f.fence())
           && !written.contains(f.fence())
-          && ((completion && !deletesCompleted) || (!completion && f.errorJson() != null))) {
+          // a completion that releases dependents keeps its row even when completions delete theirs
+          && ((completion && (!deletesCompleted || f.releasesDependents()))
+              || (!completion && f.errorJson() != null))) {
         unmatched.add(f);
       }
     }
