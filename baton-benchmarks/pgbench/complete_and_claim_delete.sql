@@ -58,7 +58,9 @@ RETURNING j.id, j.queue, j.kind, j.args::text AS args, j.attempt, j.max_attempts
           j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
           -- how long it had been due, for the pickup latency metric; by the database clock
           greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
-            AS due_for_us
+            AS due_for_us,
+          -- a workflow step or batch member: its finish releases its dependents
+          j.has_dependents
 )
 -- this script's own projection (HolderStore returns a row per claimed and per completed job)
 SELECT coalesce(array_agg(id), '{}') AS ids, coalesce(array_agg(fence), '{}') AS fences,

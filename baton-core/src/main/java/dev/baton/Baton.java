@@ -81,6 +81,7 @@ public final class Baton implements AutoCloseable {
   private final SchemaName schema;
   private final EnqueueStore enqueueStore;
   private final BacklogCaps backlogCaps;
+  private final WorkflowWriter workflows;
   private final BatonAdmin admin;
   private final List<PeriodicJob> periodicJobs;
   private final Node node;
@@ -112,6 +113,8 @@ public final class Baton implements AutoCloseable {
     this.schema = SchemaName.of(config.schema());
     this.backlogCaps = new BacklogCaps(dataSource, schema, true);
     this.enqueueStore = new EnqueueStore(schema, backlogCaps);
+    this.workflows =
+        new WorkflowWriter(new dev.baton.internal.db.WorkflowStore(schema), enqueueStore);
     this.admin = new BatonAdmin(dataSource, config, mapper);
     this.periodicJobs = List.copyOf(b.periodic.values());
     this.node = new Node(dataSource, config, mapper, handlers, this::schedules);
@@ -273,6 +276,138 @@ public final class Baton implements AutoCloseable {
       counters.refusedEnqueues.increment();
       throw e;
     }
+  }
+
+  // ---------------------------------------------------------------- workflows and batches
+
+  /**
+   * Enqueues {@code workflow}'s steps in one transaction on the client's pool: steps with nothing
+   * to wait for are available at once, the others pending until their dependencies completed (see
+   * {@link Workflow}). Every step is validated before anything is written.
+   *
+   * @throws InvalidJobException if a step's args or options are invalid, or an existing job a step
+   *     waits for does not exist (or failed, under {@link DependencyFailure#CANCEL})
+   */
+  public EnqueuedWorkflow enqueueWorkflow(Workflow workflow) {
+    Objects.requireNonNull(workflow, "workflow");
+    List<WorkflowWriter.Node> nodes = nodesOf(workflow);
+    EnqueuedWorkflow r =
+        Db.inExplicitTransaction(
+            dataSource, "cannot enqueue workflow", c -> writeWorkflow(c, workflow, nodes));
+    nodes.stream().map(n -> n.job().queue()).distinct().forEach(q -> wakeLocal(q, "available"));
+    return r;
+  }
+
+  /**
+   * Enqueues {@code workflow} inside the caller's transaction on {@code c}: its jobs exist if and
+   * only if that transaction commits (an autocommit {@code c} gets one transaction for the call).
+   */
+  public EnqueuedWorkflow enqueueWorkflow(Connection c, Workflow workflow) {
+    Objects.requireNonNull(c, "connection");
+    Objects.requireNonNull(workflow, "workflow");
+    List<WorkflowWriter.Node> nodes = nodesOf(workflow);
+    try {
+      return Db.inOneTransaction(c, tx -> writeWorkflow(tx, workflow, nodes));
+    } catch (SQLException e) {
+      throw Db.wrap("cannot enqueue workflow", e);
+    }
+  }
+
+  /**
+   * Enqueues {@code args} to run once the existing jobs {@code dependsOn} completed: a workflow of
+   * one step, named {@code "job"}, whose failed dependencies cancel it.
+   */
+  public EnqueueResult enqueueAfter(long[] dependsOn, JobArgs args, EnqueueOptions options) {
+    Workflow one =
+        Workflow.builder().step("job", args, options).afterJobs("job", dependsOn).build();
+    long id = enqueueWorkflow(one).id("job");
+    return new EnqueueResult(id, false, false, () -> job(id).orElseThrow());
+  }
+
+  private List<WorkflowWriter.Node> nodesOf(Workflow workflow) {
+    List<Workflow.Step> steps = workflow.steps();
+    List<EnqueueStore.NewJob> jobs =
+        prepareAll(steps.stream().map(Workflow.Step::request).toList());
+    Map<String, Integer> index = new java.util.HashMap<>();
+    for (int i = 0; i < steps.size(); i++) {
+      index.put(steps.get(i).name(), i);
+    }
+    List<WorkflowWriter.Node> nodes = new ArrayList<>(steps.size());
+    for (int i = 0; i < steps.size(); i++) {
+      Workflow.Step s = steps.get(i);
+      nodes.add(
+          new WorkflowWriter.Node(
+              jobs.get(i), s.name(), s.after().stream().map(index::get).toList(), s.afterJobs()));
+    }
+    return nodes;
+  }
+
+  private EnqueuedWorkflow writeWorkflow(
+      Connection c, Workflow workflow, List<WorkflowWriter.Node> nodes) throws SQLException {
+    long[] ids =
+        workflows.write(c, nodes, workflow.onDependencyFailure(), "cannot enqueue workflow");
+    Map<String, Long> byName = new LinkedHashMap<>();
+    for (int i = 0; i < ids.length; i++) {
+      byName.put(nodes.get(i).name(), ids[i]);
+    }
+    return new EnqueuedWorkflow(byName);
+  }
+
+  /**
+   * Enqueues {@code jobs} as a batch with {@code callback}, in one transaction on the client's
+   * pool: the callback runs once, after every member is final (completed, discarded or cancelled),
+   * whatever their outcomes; its context counts them ({@link JobContext#dependencyCounts()}) and
+   * lists them with their outputs ({@link JobContext#dependencies()}).
+   *
+   * @throws InvalidJobException if a request is invalid, or {@code jobs} is empty
+   */
+  public EnqueuedBatch enqueueBatch(List<JobRequest> jobs, JobRequest callback) {
+    List<WorkflowWriter.Node> nodes = batchNodes(jobs, callback);
+    EnqueuedBatch r =
+        Db.inExplicitTransaction(
+            dataSource,
+            "cannot enqueue batch of " + jobs.size() + " jobs",
+            c -> writeBatch(c, nodes));
+    nodes.stream().map(n -> n.job().queue()).distinct().forEach(q -> wakeLocal(q, "available"));
+    return r;
+  }
+
+  /** {@link #enqueueBatch(List, JobRequest)} inside the caller's transaction on {@code c}. */
+  public EnqueuedBatch enqueueBatch(Connection c, List<JobRequest> jobs, JobRequest callback) {
+    Objects.requireNonNull(c, "connection");
+    List<WorkflowWriter.Node> nodes = batchNodes(jobs, callback);
+    try {
+      return Db.inOneTransaction(c, tx -> writeBatch(tx, nodes));
+    } catch (SQLException e) {
+      throw Db.wrap("cannot enqueue batch of " + jobs.size() + " jobs", e);
+    }
+  }
+
+  private List<WorkflowWriter.Node> batchNodes(List<JobRequest> jobs, JobRequest callback) {
+    Objects.requireNonNull(jobs, "jobs");
+    Objects.requireNonNull(callback, "callback");
+    if (jobs.isEmpty()) {
+      throw new InvalidJobException(
+          "cannot enqueue batch: it has no job; a batch needs at least one job besides its"
+              + " callback");
+    }
+    List<JobRequest> all = new ArrayList<>(jobs);
+    all.add(callback);
+    List<EnqueueStore.NewJob> prepared = prepareAll(all);
+    List<WorkflowWriter.Node> nodes = new ArrayList<>(all.size());
+    List<Integer> members = new ArrayList<>(jobs.size());
+    for (int i = 0; i < jobs.size(); i++) {
+      nodes.add(new WorkflowWriter.Node(prepared.get(i), null, List.of(), new long[0]));
+      members.add(i);
+    }
+    nodes.add(new WorkflowWriter.Node(prepared.get(jobs.size()), "callback", members, new long[0]));
+    return nodes;
+  }
+
+  private EnqueuedBatch writeBatch(Connection c, List<WorkflowWriter.Node> nodes)
+      throws SQLException {
+    long[] ids = workflows.write(c, nodes, DependencyFailure.RUN, "cannot enqueue batch");
+    return new EnqueuedBatch(java.util.Arrays.copyOf(ids, ids.length - 1), ids[ids.length - 1]);
   }
 
   /**

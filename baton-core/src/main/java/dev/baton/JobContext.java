@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 
 /**
@@ -78,4 +81,72 @@ public interface JobContext {
 
   /** A logger for this kind ({@code dev.baton.job.<kind>}). */
   Logger logger();
+
+  /**
+   * Records {@code output}, serialised to JSON, as this job's output, replacing any earlier one (of
+   * this or an earlier attempt). Written at once, fence-checked: a holder that lost the job records
+   * nothing. Dependents read it with {@link #dependencyOutput}; {@code baton jobs show} and the
+   * admin API show it. At most {@link BatonConfig#maxArgsBytes()} bytes of JSON.
+   *
+   * @throws LostBatonException if this holder no longer holds the job (the handler is also
+   *     interrupted)
+   * @throws InvalidJobException if the output does not serialise or is over the size limit
+   */
+  void recordOutput(Object output);
+
+  /**
+   * Runs a durable step once: if an earlier attempt of this job recorded step {@code name}, returns
+   * its recorded result (read as {@code type}) without calling {@code body}; otherwise calls {@code
+   * body}, records its result fence-checked as soon as it returns, and returns it. A crash after
+   * the record leaves the step done for the next attempt; a crash between {@code body}'s return and
+   * the record runs it again (at-least-once, like the job). Use {@link #stepIn} when the step's
+   * effect is a write to the same database, to record the two in one transaction. Step names are
+   * unique within a handler; at most {@link BatonConfig#maxArgsBytes()} bytes of JSON per result.
+   *
+   * @throws LostBatonException if this holder no longer holds the job when recording
+   * @throws Exception what {@code body} throws (nothing is recorded then)
+   */
+  <T> T step(String name, Class<T> type, Callable<T> body) throws Exception;
+
+  /**
+   * {@link #step} whose record is written in the caller's transaction on {@code connection}: the
+   * step's own writes on that connection and its record commit together or not at all, so its
+   * effect happens exactly once across attempts. Commit after it returns; a rolled-back step is not
+   * recorded.
+   *
+   * @throws LostBatonException if this holder no longer holds the job; the caller must roll back
+   */
+  <T> T stepIn(Connection connection, String name, Class<T> type, Callable<T> body)
+      throws Exception;
+
+  /**
+   * Reports progress: {@code fraction} done (0 to 1) and a short message (at most 200 characters,
+   * may be null). Throttled: written at most once a second per attempt (reports in between are
+   * dropped), except a fraction of 1, which is always written. Fence-checked.
+   *
+   * @throws LostBatonException if this holder no longer holds the job when the report is written
+   * @throws IllegalArgumentException for a fraction outside 0..1 or a longer message
+   */
+  void progress(double fraction, String message);
+
+  /**
+   * The jobs this job waits for (a workflow step's dependencies, a batch callback's members), by
+   * id, each with its step name, state and output. Read from the database on each call; empty for a
+   * job without dependencies.
+   */
+  List<Dependency> dependencies();
+
+  /**
+   * The output of the dependency that is step {@code stepName} of this job's workflow, or null when
+   * that step recorded none.
+   *
+   * @throws IllegalArgumentException if this job does not wait for a step of that name
+   */
+  JsonNode dependencyOutput(String stepName);
+
+  /**
+   * How many of this job's dependencies are in each state: for a batch callback, the counts of
+   * completed, discarded and cancelled members (states absent count zero). One grouped read.
+   */
+  Map<JobState, Long> dependencyCounts();
 }

@@ -6,6 +6,8 @@ import java.util.Locale;
  * The states of a job, stored as their lower-case names.
  *
  * <pre>
+ * pending --(last dependency completed)--> available (or scheduled, if its run-at is ahead)
+ * pending --(a dependency discarded or cancelled, policy cancel)--> cancelled
  * scheduled / retryable --(due)--> available --(claim)--> running
  * running --> completed | retryable | scheduled (snooze) | cancelled | discarded
  * running --(lease expired or deadline passed: rescue)--> retryable | discarded | cancelled
@@ -13,6 +15,11 @@ import java.util.Locale;
  * </pre>
  */
 public enum JobState {
+  /**
+   * Waiting for the jobs it depends on (a workflow step or a batch callback); never claimed until
+   * they completed. See docs/workflows.md.
+   */
+  PENDING,
   /** Waiting for its run-at time. */
   SCHEDULED,
   /** Ready to be claimed. */
@@ -52,7 +59,7 @@ public enum JobState {
     throw new IllegalArgumentException(
         "unknown job state \""
             + dbName
-            + "\"; expected one of scheduled, available, running,"
+            + "\"; expected one of pending, scheduled, available, running,"
             + " retryable, completed, cancelled, discarded");
   }
 }

@@ -2,11 +2,13 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.Dependency;
 import dev.baton.Job;
 import dev.baton.JobError;
 import dev.baton.JobState;
 import dev.baton.admin.BatonAdmin;
 import dev.baton.admin.JobAdmin;
+import dev.baton.admin.JobWorkflow;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -53,7 +55,7 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
         paramLabel = "STATE",
         converter = StateConverter.class,
         description =
-            "Only jobs in this state: scheduled, available, running, retryable, completed,"
+            "Only jobs in this state: pending, scheduled, available, running, retryable, completed,"
                 + " cancelled, discarded")
     JobState state;
 
@@ -129,12 +131,70 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       Job job = root().admin().get(id).orElseThrow(() -> notFound(this, id));
+      JobWorkflow wf = root().admin().workflow(id).orElse(null);
       if (json()) {
-        Output.printJson(out(), Output.job(job));
+        ObjectNode o = Output.job(job);
+        if (wf != null) {
+          o.set("workflow", Output.object().pojoNode(wf));
+        }
+        Output.printJson(out(), o);
         return BatonCli.OK;
       }
       print(out(), job);
+      if (wf != null) {
+        printWorkflow(out(), wf);
+      }
       return BatonCli.OK;
+    }
+
+    /** The dependencies, dependents, output, steps and progress, each only when there is some. */
+    static void printWorkflow(PrintWriter out, JobWorkflow wf) {
+      if (wf.progress() != null) {
+        out.println();
+        out.printf(
+            Locale.ROOT,
+            "progress %.0f%%%s at %s%n",
+            wf.progress().fraction() * 100,
+            wf.progress().message() == null ? "" : ": " + wf.progress().message(),
+            Output.time(wf.progress().at()));
+      }
+      if (wf.output() != null) {
+        out.println();
+        out.println("output " + wf.output());
+      }
+      if (!wf.steps().isEmpty()) {
+        out.println();
+        Output.Table t = new Output.Table("STEP", "ATTEMPT", "RECORDED_AT", "RESULT");
+        for (JobWorkflow.StepRecord r : wf.steps()) {
+          t.row(r.name(), r.attempt(), Output.time(r.at()), String.valueOf(r.result()));
+        }
+        t.print(out);
+      }
+      if (!wf.dependencies().isEmpty()) {
+        out.println();
+        Output.Table t = new Output.Table("DEPENDS_ON", "STEP", "STATE", "OUTPUT");
+        for (Dependency d : wf.dependencies()) {
+          t.row(
+              d.jobId(),
+              d.name() == null ? "" : d.name(),
+              d.state().dbName(),
+              d.output() == null ? "" : d.output().toString());
+        }
+        t.print(out);
+      }
+      if (!wf.dependents().isEmpty()) {
+        out.println();
+        Output.Table t = new Output.Table("DEPENDENT", "AS_STEP", "ON_FAILURE", "STATE");
+        for (JobWorkflow.Dependent d : wf.dependents()) {
+          t.row(
+              d.jobId(),
+              d.name() == null ? "" : d.name(),
+              d.onFailure().dbName(),
+              d.state() == null ? "(cleaned)" : d.state().dbName());
+        }
+        t.print(out);
+      }
+      out.flush();
     }
 
     static void print(PrintWriter out, Job j) {
@@ -207,6 +267,14 @@ final class JobsCommand extends BaseCommand implements Callable<Integer> {
                     + "); wait for it to finish, or cancel it with 'baton jobs cancel "
                     + id
                     + "' first");
+        case PENDING ->
+            throw new CommandFailedException(
+                "cannot retry job "
+                    + id
+                    + ": it is pending (it waits for its dependencies); retry a failed dependency,"
+                    + " or cancel it with 'baton jobs cancel "
+                    + id
+                    + "'");
         default -> {
           // RETRIED or ALREADY_AVAILABLE
         }

@@ -73,6 +73,48 @@ class JobsCliTest {
     assertThat(job.path("errors").isArray()).isTrue();
   }
 
+  record Step(int n) implements dev.baton.JobArgs {}
+
+  @Test
+  void showPrintsAWorkflowStepsDependenciesDependentsOutputStepsAndProgress() {
+    dev.baton.Baton client =
+        dev.baton.Baton.builder(cli.db.admin())
+            .config(
+                dev.baton.BatonConfig.builder().schema(cli.schema).allowUnknownKinds(true).build())
+            .build();
+    dev.baton.EnqueuedWorkflow wf =
+        client.enqueueWorkflow(
+            dev.baton.Workflow.builder()
+                .step("fetch", new Step(1))
+                .step("report", new Step(2), "fetch")
+                .build());
+    long fetch = wf.id("fetch");
+    cli.db.execute(
+        "UPDATE "
+            + cli.schema
+            + ".job SET output = '{\"rows\": 3}', progress = jsonb_build_object('fraction', 0.5,"
+            + " 'message', 'half', 'at', now()), steps = jsonb_build_object('download',"
+            + " jsonb_build_object('result', 7, 'attempt', 1, 'at', now())) WHERE id = "
+            + fetch);
+
+    CliRunner.Result text = cli.run("jobs", "show", "" + fetch);
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains("progress 50%: half")
+        .contains("output {\"rows\":3}")
+        .contains("download")
+        .contains("DEPENDENT")
+        .contains("" + wf.id("report"))
+        .contains("pending");
+    CliRunner.Result report = cli.run("jobs", "show", "" + wf.id("report"));
+    assertThat(report.out()).contains("DEPENDS_ON").contains("fetch").contains("pending");
+
+    JsonNode json = cli.run("jobs", "show", "" + wf.id("report"), "--json").json();
+    assertThat(json.path("state").asText()).isEqualTo("pending");
+    assertThat(json.path("workflow").path("dependencies").get(0).path("name").asText())
+        .isEqualTo("fetch");
+  }
+
   @Test
   void anUnknownJobIdFailsWithOneLineOnEveryJobCommand() {
     for (String command : new String[] {"show", "retry", "cancel", "delete"}) {

@@ -76,6 +76,7 @@ class MigrateCliTest {
   void aSchemaNewerThanThisBatonIsRefusedNamingBothVersionsAndLeftAlone() {
     CliRunner cli = CliRunner.onNewMigratedSchema();
     int newer = dev.baton.migrate.Migrator.QUEUE_VERSION + 1;
+    long recorded = cli.db.queryLong("SELECT count(*) FROM " + cli.schema + ".migration");
     cli.db.execute(
         "INSERT INTO "
             + cli.schema

@@ -146,6 +146,14 @@ public final class BatonAdmin {
   }
 
   /**
+   * The dependencies, dependents, output, durable steps and progress of job {@code id}, if it
+   * exists. See {@link JobAdmin#workflow(long)}.
+   */
+  public Optional<JobWorkflow> workflow(long id) {
+    return jobs.workflow(id);
+  }
+
+  /**
    * The jobs matching {@code filter}, newest first. See {@link JobAdmin#list(JobAdmin.ListFilter)}.
    */
   public List<Job> list(JobAdmin.ListFilter filter) {

@@ -20,6 +20,7 @@ import dev.baton.internal.db.Db;
 import dev.baton.internal.db.EnqueueStore;
 import dev.baton.internal.db.JobRow;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.internal.db.WorkflowStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -62,6 +63,7 @@ public final class JobAdmin {
   private final int maxMetadataBytes;
   private final EnqueueStore enqueueStore;
   private final AdminStore store;
+  private final WorkflowStore workflows;
   private final ObjectMapper mapper;
 
   /**
@@ -123,6 +125,7 @@ public final class JobAdmin {
     this.enqueueStore =
         new EnqueueStore(this.schema, new BacklogCaps(dataSource, this.schema, false));
     this.store = new AdminStore(this.schema);
+    this.workflows = new WorkflowStore(this.schema);
     this.mapper = mapper;
   }
 
@@ -178,6 +181,11 @@ public final class JobAdmin {
     ALREADY_AVAILABLE,
     /** The job is running (held by a worker); nothing changed. Cancel it first. */
     RUNNING,
+    /**
+     * The job is pending (it waits for its dependencies); nothing changed. Retry its failed
+     * dependency, or cancel it.
+     */
+    PENDING,
     /** No job has this id. */
     NOT_FOUND
   }
@@ -243,6 +251,81 @@ public final class JobAdmin {
   public Optional<Job> get(long id) {
     return Optional.ofNullable(
         Db.inTransaction(dataSource, "cannot read job (id=" + id + ")", c -> read(c, id)));
+  }
+
+  /**
+   * The dependencies, dependents, output, steps and progress of job {@code id}, if it exists: three
+   * reads in one transaction.
+   */
+  public Optional<JobWorkflow> workflow(long id) {
+    return Optional.ofNullable(
+        Db.inExplicitTransaction(
+            dataSource,
+            "cannot read the workflow of job (id=" + id + ")",
+            c -> {
+              WorkflowStore.Records r = workflows.records(c, id);
+              if (r == null) {
+                return null;
+              }
+              List<dev.baton.Dependency> dependencies = new java.util.ArrayList<>();
+              for (WorkflowStore.EdgeRow e : workflows.dependencies(c, id)) {
+                dependencies.add(
+                    new dev.baton.Dependency(
+                        e.id(),
+                        e.name(),
+                        e.state() == null ? JobState.COMPLETED : JobState.fromDb(e.state()),
+                        json(e.output())));
+              }
+              List<JobWorkflow.Dependent> dependents = new java.util.ArrayList<>();
+              for (WorkflowStore.EdgeRow e : workflows.dependents(c, id)) {
+                dependents.add(
+                    new JobWorkflow.Dependent(
+                        e.id(),
+                        e.name(),
+                        dev.baton.DependencyFailure.valueOf(
+                            e.onFailure().toUpperCase(java.util.Locale.ROOT)),
+                        e.state() == null ? null : JobState.fromDb(e.state())));
+              }
+              List<JobWorkflow.StepRecord> steps = new java.util.ArrayList<>();
+              JsonNode stepsJson = json(r.steps());
+              if (stepsJson != null) {
+                stepsJson
+                    .fields()
+                    .forEachRemaining(
+                        f ->
+                            steps.add(
+                                new JobWorkflow.StepRecord(
+                                    f.getKey(),
+                                    f.getValue().path("attempt").asInt(),
+                                    instant(f.getValue().path("at")),
+                                    f.getValue().get("result"))));
+                steps.sort(java.util.Comparator.comparing(JobWorkflow.StepRecord::at));
+              }
+              JsonNode p = json(r.progress());
+              JobWorkflow.Progress progress =
+                  p == null
+                      ? null
+                      : new JobWorkflow.Progress(
+                          p.path("fraction").asDouble(),
+                          p.path("message").isNull() ? null : p.path("message").asText(null),
+                          instant(p.path("at")));
+              return new JobWorkflow(dependencies, dependents, json(r.output()), steps, progress);
+            }));
+  }
+
+  private JsonNode json(String text) throws java.sql.SQLException {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return mapper.readTree(text);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new java.sql.SQLException("stored JSON does not parse: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static java.time.Instant instant(JsonNode at) {
+    return at.isTextual() ? java.time.OffsetDateTime.parse(at.asText()).toInstant() : null;
   }
 
   /** The jobs matching {@code filter}, newest first. */
@@ -351,6 +434,9 @@ public final class JobAdmin {
             }
             if (current.state() == JobState.AVAILABLE) {
               return new RetryResult(RetryOutcome.ALREADY_AVAILABLE, current, current.state());
+            }
+            if (current.state() == JobState.PENDING) {
+              return new RetryResult(RetryOutcome.PENDING, current, current.state());
             }
           }
           throw new BatonException(

@@ -223,6 +223,53 @@ class MaintenancePassesTest {
   }
 
   @Test
+  void cleanerDeletesTheDependencyEdgesOfTheJobsItDeletesAndKeepsThoseOfLiveDependents() {
+    long a =
+        db.queryLong(
+            "INSERT INTO "
+                + schema
+                + ".job (kind, state, finalized_at) VALUES ('k', 'completed', now()) RETURNING id");
+    long b =
+        db.queryLong(
+            "INSERT INTO "
+                + schema
+                + ".job (kind, state, finalized_at) VALUES ('k', 'completed', now()) RETURNING id");
+    long c = db.queryLong("INSERT INTO " + schema + ".job (kind) VALUES ('k') RETURNING id");
+    db.execute(
+        "INSERT INTO "
+            + schema
+            + ".job_dependency (job_id, depends_on, state) VALUES ("
+            + b
+            + ", "
+            + a
+            + ", 'completed'), ("
+            + c
+            + ", "
+            + a
+            + ", 'completed')");
+    Cleaner cleaner =
+        new Cleaner(
+            ds,
+            ms,
+            time,
+            new Cleaner.Settings(
+                Duration.ofHours(1),
+                Duration.ofDays(7),
+                Duration.ofDays(7),
+                10,
+                Cleaner.Expired.DELETED));
+    time.advance(Duration.ofHours(2));
+    assertThat(cleaner.runOnce(lead)).isEqualTo(2);
+    assertThat(
+            db.queryLong("SELECT count(*) FROM " + schema + ".job_dependency WHERE job_id = " + b))
+        .isZero();
+    assertThat(
+            db.queryLong("SELECT count(*) FROM " + schema + ".job_dependency WHERE job_id = " + c))
+        .as("the edge of a live dependent keeps its cleaned dependency's state")
+        .isEqualTo(1);
+  }
+
+  @Test
   void cleanerDeletesEachFinishedStateAfterItsOwnRetentionInBoundedBatches() {
     db.execute(
         "INSERT INTO "
@@ -293,7 +340,19 @@ class MaintenancePassesTest {
                 + schema
                 + ".job (kind, args, state, finalized_at, idempotency_key) VALUES ('k',"
                 + " '{\"a\":1}', 'completed', now(), 'key-1') RETURNING id");
-    String before = db.queryString("SELECT j::text FROM " + schema + ".job j WHERE id = " + id);
+    db.execute(
+        "UPDATE "
+            + schema
+            + ".job SET output = '{\"o\":1}', steps = '{}', progress = '{\"fraction\":1}'"
+            + " WHERE id = "
+            + id);
+    String columns =
+        "(id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,"
+            + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence,"
+            + " idempotency_key, errors, metadata, created_at, finalized_at, output, steps,"
+            + " progress, deps_waiting, has_dependents)::text";
+    String before =
+        db.queryString("SELECT " + columns + " FROM " + schema + ".job WHERE id = " + id);
     Cleaner cleaner =
         new Cleaner(
             ds,
@@ -309,14 +368,7 @@ class MaintenancePassesTest {
     assertThat(cleaner.runOnce(lead)).isEqualTo(1);
     assertThat(db.queryLong("SELECT count(*) FROM " + schema + ".job")).isZero();
     String archived =
-        db.queryString(
-            "SELECT (id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,"
-                + " attempted_at, attempted_by, lease_expires_at, deadline_at, fence,"
-                + " idempotency_key, errors, metadata, created_at, finalized_at, unique_key,"
-                + " unique_states)::text FROM "
-                + schema
-                + ".job_archive WHERE id = "
-                + id);
+        db.queryString("SELECT " + columns + " FROM " + schema + ".job_archive WHERE id = " + id);
     assertThat(archived).isEqualTo(before);
     assertThat(
             db.queryLong(

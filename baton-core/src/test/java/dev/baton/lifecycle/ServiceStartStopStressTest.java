@@ -423,7 +423,8 @@ class ServiceStartStopStressTest {
                       "producer-node",
                       Duration.ofMinutes(1),
                       Duration.ofSeconds(30),
-                      RetryPolicy.exponential()));
+                      RetryPolicy.exponential(),
+                      dev.baton.BatonConfig.DEFAULT_MAX_ARGS_BYTES));
           Producer producer =
               new Producer(
                   f.dataSource(),

@@ -213,6 +213,7 @@ final class Pages {
       case SCHEDULED, RETRYABLE -> "Next due first.";
       case AVAILABLE -> "In the order workers claim them: by queue, priority, due time.";
       case RUNNING -> "Latest attempt first.";
+      case PENDING -> "Newest first.";
     };
   }
 
@@ -224,6 +225,7 @@ final class Pages {
       case COMPLETED, CANCELLED, DISCARDED -> "Finalized";
       case SCHEDULED, RETRYABLE, AVAILABLE -> "Due";
       case RUNNING -> "Attempted";
+      case PENDING -> "Created";
     };
   }
 
@@ -235,6 +237,7 @@ final class Pages {
       case COMPLETED, CANCELLED, DISCARDED -> j.finalizedAt();
       case SCHEDULED, RETRYABLE, AVAILABLE -> j.scheduledAt();
       case RUNNING -> j.attemptedAt();
+      case PENDING -> j.createdAt();
     };
   }
 
@@ -326,7 +329,7 @@ final class Pages {
       if (s == JobState.SCHEDULED || s == JobState.RETRYABLE) {
         h.button(p + "/run", "Run now", csrf, null);
       }
-      if (s != JobState.RUNNING && s != JobState.AVAILABLE) {
+      if (s != JobState.RUNNING && s != JobState.AVAILABLE && s != JobState.PENDING) {
         h.button(p + "/retry", "Retry", csrf, null);
       }
       if (!s.isFinal()) {

@@ -125,8 +125,8 @@ final class Request {
       return JobState.fromDb(v);
     } catch (IllegalArgumentException e) {
       throw BadRequest.of(
-          "invalid parameter state: expected one of scheduled, available, running, retryable,"
-              + " completed, cancelled, discarded, got "
+          "invalid parameter state: expected one of pending, scheduled, available, running,"
+              + " retryable, completed, cancelled, discarded, got "
               + shown(v));
     }
   }

@@ -125,6 +125,15 @@ final class Views {
               "running",
               "job " + id + " is running; a running job is not retried: cancel it first",
               r.job());
+      case PENDING ->
+          new Outcome(
+              409,
+              "pending",
+              "job "
+                  + id
+                  + " is pending (it waits for its dependencies); retry a failed dependency, or"
+                  + " cancel it",
+              r.job());
       case NOT_FOUND -> new Outcome(404, "not_found", "no job with id " + id, null);
     };
   }

@@ -63,7 +63,8 @@ class DashboardApiTest {
             new Bad("GET", "/api/jobs?limit=0", 400, "limit: expected a page size 1..500, got 0"),
             new Bad("GET", "/api/jobs?limit=501", 400, "got 501"),
             new Bad("GET", "/api/jobs?limit=ten", 400, "limit: expected a page size"),
-            new Bad("GET", "/api/jobs?state=done", 400, "state: expected one of scheduled"),
+            new Bad(
+                "GET", "/api/jobs?state=done", 400, "state: expected one of pending, scheduled"),
             new Bad("GET", "/api/jobs?queue=no%20spaces", 400, "queue: expected a queue name"),
             new Bad("GET", "/api/jobs?kind=%3Cb%3E", 400, "kind: expected a kind"),
             new Bad("GET", "/api/jobs?id=-4", 400, "id: expected a job id"),

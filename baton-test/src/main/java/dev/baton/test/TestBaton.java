@@ -121,7 +121,7 @@ public final class TestBaton {
           case DISCARDED -> Outcome.DISCARDED;
           case CANCELLED -> Outcome.CANCELLED;
           case SCHEDULED, AVAILABLE -> Outcome.SNOOZED;
-          case RUNNING ->
+          case RUNNING, PENDING ->
               throw new IllegalStateException(
                   "the outcome of job "
                       + run.id()

@@ -3,9 +3,11 @@ package dev.baton.test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.Dependency;
 import dev.baton.EnqueueOptions;
 import dev.baton.JobArgs;
 import dev.baton.JobContext;
+import dev.baton.JobState;
 import dev.baton.LostBatonException;
 import java.sql.Connection;
 import java.time.Clock;
@@ -14,6 +16,8 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +47,10 @@ public final class TestJobContext implements JobContext {
   private volatile boolean cancelled;
   private volatile boolean lost;
   private volatile Connection completedIn;
+  private volatile JsonNode output;
+  private volatile double progress = -1;
+  private final Map<String, Object> steps = new ConcurrentHashMap<>();
+  private final java.util.List<Dependency> dependencies;
   private final AtomicReference<Thread> handlerThread = new AtomicReference<>();
 
   private TestJobContext(Builder b) {
@@ -57,6 +65,7 @@ public final class TestJobContext implements JobContext {
     this.metadata = meta;
     this.clock = b.clock;
     this.deadline = b.deadline != null ? b.deadline : clock.instant().plus(Duration.ofMinutes(1));
+    this.dependencies = java.util.List.copyOf(b.dependencies);
   }
 
   /**
@@ -156,6 +165,94 @@ public final class TestJobContext implements JobContext {
     return LoggerFactory.getLogger("dev.baton.job." + kind);
   }
 
+  /** Keeps {@code output} as JSON ({@link #output()}); writes nothing. */
+  @Override
+  public void recordOutput(Object output) {
+    if (lost) {
+      throw new LostBatonException(jobId, fence);
+    }
+    this.output = MAPPER.valueToTree(output);
+  }
+
+  /** Runs {@code body} unless a step of this name already ran on this context; keeps its result. */
+  @Override
+  public <T> T step(String name, Class<T> type, Callable<T> body) throws Exception {
+    Objects.requireNonNull(name, "name");
+    if (steps.containsKey(name)) {
+      return type.cast(steps.get(name));
+    }
+    T result = body.call();
+    if (lost) {
+      throw new LostBatonException(jobId, fence);
+    }
+    steps.put(name, result);
+    return result;
+  }
+
+  /** As {@link #step}; the connection is not written to. */
+  @Override
+  public <T> T stepIn(Connection connection, String name, Class<T> type, Callable<T> body)
+      throws Exception {
+    Objects.requireNonNull(connection, "connection");
+    return step(name, type, body);
+  }
+
+  /** Keeps the fraction ({@link #progress()}); writes nothing and throttles nothing. */
+  @Override
+  public void progress(double fraction, String message) {
+    if (lost) {
+      throw new LostBatonException(jobId, fence);
+    }
+    this.progress = fraction;
+  }
+
+  /** The dependencies the builder gave ({@link Builder#dependency}). */
+  @Override
+  public java.util.List<Dependency> dependencies() {
+    return dependencies;
+  }
+
+  /** The output of the builder's dependency named {@code stepName}. */
+  @Override
+  public JsonNode dependencyOutput(String stepName) {
+    for (Dependency d : dependencies) {
+      if (stepName.equals(d.name())) {
+        return d.output();
+      }
+    }
+    throw new IllegalArgumentException(
+        "no dependency output for job (id="
+            + jobId
+            + "): it does not wait for a step named \""
+            + stepName
+            + "\"");
+  }
+
+  /** The builder's dependencies counted by state. */
+  @Override
+  public Map<JobState, Long> dependencyCounts() {
+    Map<JobState, Long> out = new java.util.EnumMap<>(JobState.class);
+    for (Dependency d : dependencies) {
+      out.merge(d.state(), 1L, Long::sum);
+    }
+    return out;
+  }
+
+  /** The output the handler recorded, or null. */
+  public JsonNode output() {
+    return output;
+  }
+
+  /** The latest progress fraction the handler reported, or -1 before any. */
+  public double progress() {
+    return progress;
+  }
+
+  /** The names of the steps the handler ran on this context. */
+  public java.util.Set<String> steps() {
+    return java.util.Set.copyOf(steps.keySet());
+  }
+
   /**
    * Cancels the job: {@link #isCancelled()} becomes true and the handler's thread, if the handler
    * runs in {@link HandlerHarness}, is interrupted. Call it from another thread while the handler
@@ -205,9 +302,16 @@ public final class TestJobContext implements JobContext {
     private Instant deadline;
     private Clock clock = Clock.systemUTC();
     private final Map<String, Object> metadata = new LinkedHashMap<>();
+    private final java.util.List<Dependency> dependencies = new java.util.ArrayList<>();
 
     private Builder(String kind) {
       this.kind = kind;
+    }
+
+    /** Adds a dependency the handler sees ({@link JobContext#dependencies()}); none by default. */
+    public Builder dependency(Dependency dependency) {
+      dependencies.add(Objects.requireNonNull(dependency, "dependency"));
+      return this;
     }
 
     /** The job id; default 1. */

@@ -306,7 +306,8 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
                   : "{\"error\":\"unrecordable\",\"message\":\"the outcome of this attempt could"
                       + " not be stored (refused by the database)\"}",
               f.attemptDelta(),
-              null);
+              null,
+              f.releasesDependents());
       Pending fallback = new Pending(p.job(), plain, p.onWritten(), p.queuedAtNanos(), p.retried());
       try {
         settle(List.of(fallback), writeFinishes(List.of(fallback)));

@@ -76,7 +76,8 @@ public final class AdminStore {
   private static final String DELETE =
       "DELETE FROM ${schema}.job WHERE id = ? AND state <> 'running'\nRETURNING " + JobRow.COLUMNS;
 
-  // A waiting job is cancelled at once; a running one is flagged and its holder told over NOTIFY
+  // A waiting job (pending ones too; the releaser then applies their dependents' policy) is
+  // cancelled at once; a running one is flagged and its holder told over NOTIFY
   // (heartbeats carry the flag too, and the rescuer honours it if the holder is gone). Binds: id,
   // channel.
   private static final String CANCEL =
@@ -86,7 +87,7 @@ public final class AdminStore {
         SET state = CASE WHEN state = 'running' THEN 'running' ELSE 'cancelled' END,
             finalized_at = CASE WHEN state = 'running' THEN NULL ELSE now() END,
             metadata = metadata || jsonb_build_object('cancel_requested_at', now())
-        WHERE id = ? AND state IN ('scheduled', 'available', 'running', 'retryable')
+        WHERE id = ? AND state IN ('pending', 'scheduled', 'available', 'running', 'retryable')
         RETURNING id, state, fence
       ),
       n AS (

@@ -67,6 +67,7 @@ public final class BrowseStore {
         case "scheduled", "retryable" -> Order.DUE;
         case "available" -> Order.CLAIM;
         case "running" -> Order.ATTEMPTED;
+        case "pending" -> Order.NEWEST; // no index of its own: a budgeted walk (budgeted())
         default -> throw new IllegalArgumentException("unknown job state \"" + state + "\"");
       };
     }
@@ -82,7 +83,7 @@ public final class BrowseStore {
         return false;
       }
       return switch (order()) {
-        case NEWEST, FINALIZED, DUE -> queue != null || kind != null;
+        case NEWEST, FINALIZED, DUE -> queue != null || kind != null || "pending".equals(state);
         case CLAIM -> kind != null;
         case ATTEMPTED -> false;
       };

@@ -587,7 +587,8 @@ public final class EnqueueStore {
                   row.metadata(),
                   row.deadlineAt(),
                   false,
-                  0L);
+                  0L,
+                  false);
           return new EnqueuedClaim(row, claimed);
         }
       }
@@ -612,6 +613,32 @@ public final class EnqueueStore {
    *     cap; none of the call's jobs is written and {@code c}'s transaction stays usable
    */
   public BulkResult enqueueMany(Connection c, List<NewJob> jobs) throws SQLException {
+    Map<String, Integer> perCappedQueue = perCappedQueue(c, jobs);
+    if (perCappedQueue.isEmpty()) {
+      return insertMany(c, jobs);
+    }
+    return Db.inOneTransaction(
+        c,
+        tx -> {
+          admit(tx, perCappedQueue);
+          return insertMany(tx, jobs);
+        });
+  }
+
+  /**
+   * Admits {@code jobs} through the backlog caps of their queues on {@code c}, which must be in the
+   * transaction that then inserts them (a workflow's or a batch's), as {@link #enqueueMany} does;
+   * runs no statement when none of their queues may have a cap.
+   *
+   * @throws dev.baton.BacklogCapExceededException if the jobs of one queue would take it over its
+   *     cap
+   */
+  public void admitAll(Connection c, List<NewJob> jobs) throws SQLException {
+    admit(c, perCappedQueue(c, jobs));
+  }
+
+  // In queue name order, so that two calls never wait for each other's locks in opposite orders.
+  private Map<String, Integer> perCappedQueue(Connection c, List<NewJob> jobs) throws SQLException {
     Map<String, Integer> perQueue = new HashMap<>();
     for (NewJob j : jobs) {
       perQueue.merge(j.queue(), 1, Integer::sum);
@@ -622,17 +649,13 @@ public final class EnqueueStore {
         perCappedQueue.put(e.getKey(), e.getValue());
       }
     }
-    if (perCappedQueue.isEmpty()) {
-      return insertMany(c, jobs);
+    return perCappedQueue;
+  }
+
+  private void admit(Connection tx, Map<String, Integer> perCappedQueue) throws SQLException {
+    for (Map.Entry<String, Integer> e : perCappedQueue.entrySet()) {
+      caps.admit(tx, e.getKey(), e.getValue());
     }
-    return Db.inOneTransaction(
-        c,
-        tx -> {
-          for (Map.Entry<String, Integer> e : perCappedQueue.entrySet()) {
-            caps.admit(tx, e.getKey(), e.getValue());
-          }
-          return insertMany(tx, jobs);
-        });
   }
 
   private BulkResult insertMany(Connection c, List<NewJob> jobs) throws SQLException {
@@ -937,7 +960,13 @@ public final class EnqueueStore {
     }
   }
 
-  private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
+  /**
+   * Binds the columns of {@code jobs} as the arrays a bulk insert unnests, in this order: queues,
+   * kinds, args, priorities, max attempts, run times, keys, metadata (parameters 1 to 8). The one
+   * place a list of new jobs becomes columns, for ENQUEUE_MANY and WorkflowStore's insert.
+   */
+  static void bindColumns(Connection c, PreparedStatement ps, List<NewJob> jobs)
+      throws SQLException {
     int n = jobs.size();
     String[] queues = new String[n];
     String[] kinds = new String[n];
@@ -958,18 +987,27 @@ public final class EnqueueStore {
       keys[i] = j.idempotencyKey();
       metadata[i] = j.metadata();
     }
+    ps.setArray(1, c.createArrayOf("text", queues));
+    ps.setArray(2, c.createArrayOf("text", kinds));
+    ps.setArray(3, c.createArrayOf("text", args));
+    ps.setArray(4, c.createArrayOf("int4", priorities));
+    ps.setArray(5, c.createArrayOf("int4", maxAttempts));
+    ps.setArray(6, c.createArrayOf("text", runAts));
+    ps.setArray(7, c.createArrayOf("text", keys));
+    ps.setArray(8, c.createArrayOf("text", metadata));
+  }
+
+  private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
+    int n = jobs.size();
+    String[] keys = new String[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = jobs.get(i).idempotencyKey();
+    }
     long[] ids = new long[n];
     boolean[] existing = new boolean[n];
     boolean[] found = new boolean[n];
     try (PreparedStatement ps = c.prepareStatement(enqueueMany)) {
-      ps.setArray(1, c.createArrayOf("text", queues));
-      ps.setArray(2, c.createArrayOf("text", kinds));
-      ps.setArray(3, c.createArrayOf("text", args));
-      ps.setArray(4, c.createArrayOf("int4", priorities));
-      ps.setArray(5, c.createArrayOf("int4", maxAttempts));
-      ps.setArray(6, c.createArrayOf("text", runAts));
-      ps.setArray(7, c.createArrayOf("text", keys));
-      ps.setArray(8, c.createArrayOf("text", metadata));
+      bindColumns(c, ps, jobs);
       ps.setString(9, schema.insertChannel());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

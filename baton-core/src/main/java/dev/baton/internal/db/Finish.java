@@ -16,6 +16,8 @@ package dev.baton.internal.db;
  * @param errorJson an error entry (JSON object without {@code at}) to append, or null
  * @param attemptDelta added to {@code attempt}: 0, or -1 to give the attempt back
  * @param metadataPatchJson a JSON object merged into metadata, or null
+ * @param releasesDependents the job has dependents (a workflow step or a batch member, as its claim
+ *     read): a final finish releases them in the same transaction
  */
 public record Finish(
     long id,
@@ -24,7 +26,31 @@ public record Finish(
     Long delayMillis,
     String errorJson,
     int attemptDelta,
-    String metadataPatchJson) {
+    String metadataPatchJson,
+    boolean releasesDependents) {
+
+  /** A finish of a job without dependents. */
+  public Finish(
+      long id,
+      long fence,
+      String state,
+      Long delayMillis,
+      String errorJson,
+      int attemptDelta,
+      String metadataPatchJson) {
+    this(id, fence, state, delayMillis, errorJson, attemptDelta, metadataPatchJson, false);
+  }
+
+  /** This finish of a job that has dependents: written with their release. */
+  public Finish releasingDependents() {
+    return new Finish(
+        id, fence, state, delayMillis, errorJson, attemptDelta, metadataPatchJson, true);
+  }
+
+  /** Whether the job ends in this finish (completed, cancelled or discarded). */
+  public boolean isFinal() {
+    return "completed".equals(state) || "cancelled".equals(state) || "discarded".equals(state);
+  }
 
   /** A plain completion. */
   public static Finish completed(long id, long fence) {
@@ -67,8 +93,14 @@ public record Finish(
     return new Finish(id, fence, "available", 0L, null, -1, null);
   }
 
-  /** Whether this is a plain completion, which takes the cheaper statement. */
+  /**
+   * Whether this is a plain completion, which takes the cheaper statement (and may be folded into a
+   * claim). A completion that releases dependents is not: it is written with their release.
+   */
   public boolean isPlainCompletion() {
-    return "completed".equals(state) && errorJson == null && metadataPatchJson == null;
+    return "completed".equals(state)
+        && errorJson == null
+        && metadataPatchJson == null
+        && !releasesDependents;
   }
 }

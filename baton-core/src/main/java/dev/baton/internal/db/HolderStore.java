@@ -98,7 +98,9 @@ public final class HolderStore {
                 j.metadata ->> 'cancel_requested_at' IS NOT NULL AS cancel_requested,
                 -- how long it had been due, for the pickup latency metric; by the database clock
                 greatest(0, floor(extract(epoch FROM now() - j.scheduled_at) * 1000000))::bigint
-                  AS due_for_us""";
+                  AS due_for_us,
+                -- a workflow step or batch member: its finish releases its dependents
+                j.has_dependents""";
 
   // The claimed rows ("claimed", CLAIMED's RETURNING) as the answer of a limited claim, after
   // recording their starts for a rate-limited queue (queue_start, schema version 9; one probe of
@@ -298,7 +300,7 @@ public final class HolderStore {
              array_agg(id), array_agg(queue), array_agg(kind), array_agg(args), array_agg(attempt),
              array_agg(max_attempts), array_agg(fence), array_agg(idempotency_key),
              array_agg(metadata), array_agg(deadline_us), array_agg(cancel_requested),
-             array_agg(due_for_us)
+             array_agg(due_for_us), array_agg(has_dependents)
       FROM claimed""";
 
   // The claim as the last CTEs of a statement that completes first ("done"), and its answer.
@@ -487,6 +489,34 @@ public final class HolderStore {
           + HELD_BY_ID
           + "\nRETURNING deadline_at - ? * interval '1 millisecond'";
 
+  // A holder's output (ctx.recordOutput), replacing any earlier one. Binds: output, id, fence.
+  private static final String RECORD_OUTPUT_IF_HELD =
+      "UPDATE ${schema}.job SET output = ?::jsonb WHERE " + HELD_BY_ID;
+
+  // A durable step's result under its name (ctx.step), with the attempt and time it was recorded.
+  // Binds: name, result, id, fence.
+  private static final String RECORD_STEP_IF_HELD =
+      """
+      UPDATE ${schema}.job
+      SET steps = coalesce(steps, '{}'::jsonb) || jsonb_build_object(?::text, jsonb_build_object(
+              'result', ?::jsonb, 'attempt', attempt, 'at', now()))
+      WHERE\s"""
+          + HELD_BY_ID;
+
+  // A holder's progress report (ctx.progress), replacing the previous one. Binds: fraction,
+  // message, id, fence.
+  private static final String RECORD_PROGRESS_IF_HELD =
+      """
+      UPDATE ${schema}.job
+      SET progress = jsonb_build_object('fraction', ?::float8, 'message', ?::text, 'at', now())
+      WHERE\s"""
+          + HELD_BY_ID;
+
+  // The steps recorded by earlier attempts, read once by the first ctx.step of an attempt, only
+  // while this holder holds the job. Binds: id, fence.
+  private static final String READ_STEPS_IF_HELD =
+      "SELECT coalesce(steps, '{}'::jsonb)::text FROM ${schema}.job WHERE " + HELD_BY_ID;
+
   /** What a completion does to the job's row. */
   public enum CompletedRows {
     /** The row is kept, state completed, until the cleaner's retention passes. */
@@ -503,10 +533,16 @@ public final class HolderStore {
   private final String completeAndClaim;
   private final String completeManyIfHeld;
   private final String finishManyIfHeld;
+  private final String finishManyKeeping;
+  private final ReleaseStore releases;
   private final String completeIfHeld;
   private final String heartbeatIfHeld;
   private final String alreadyWritten;
   private final String extendIfHeld;
+  private final String recordOutputIfHeld;
+  private final String recordStepIfHeld;
+  private final String recordProgressIfHeld;
+  private final String readStepsIfHeld;
 
   /** Prepares the SQL text for {@code schema}, keeping completed rows. */
   public HolderStore(SchemaName schema) {
@@ -526,10 +562,16 @@ public final class HolderStore {
     this.completeManyIfHeld = schema.expand(delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD);
     this.finishManyIfHeld =
         schema.expand(delete ? FINISH_MANY_IF_HELD_DELETING : FINISH_MANY_IF_HELD);
+    this.finishManyKeeping = schema.expand(FINISH_MANY_IF_HELD);
+    this.releases = new ReleaseStore(schema);
     this.completeIfHeld = schema.expand(delete ? DELETE_IF_HELD : COMPLETE_IF_HELD);
     this.heartbeatIfHeld = schema.expand(HEARTBEAT_IF_HELD);
     this.alreadyWritten = schema.expand(ALREADY_WRITTEN);
     this.extendIfHeld = schema.expand(EXTEND_IF_HELD);
+    this.recordOutputIfHeld = schema.expand(RECORD_OUTPUT_IF_HELD);
+    this.recordStepIfHeld = schema.expand(RECORD_STEP_IF_HELD);
+    this.recordProgressIfHeld = schema.expand(RECORD_PROGRESS_IF_HELD);
+    this.readStepsIfHeld = schema.expand(READ_STEPS_IF_HELD);
   }
 
   /**
@@ -702,6 +744,7 @@ public final class HolderStore {
     Object[] deadline = objects(rs, from + 9);
     Object[] cancel = objects(rs, from + 10);
     Object[] due = objects(rs, from + 11);
+    Object[] hasDependents = objects(rs, from + 12);
     List<ClaimedJob> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(
@@ -717,7 +760,8 @@ public final class HolderStore {
               (String) metadata[i],
               Timestamps.instantOfMicros((Long) deadline[i]),
               (Boolean) cancel[i],
-              (Long) due[i]));
+              (Long) due[i],
+              (Boolean) hasDependents[i]));
     }
     return out;
   }
@@ -736,7 +780,8 @@ public final class HolderStore {
         rs.getString(i + 8),
         Timestamps.instantOfMicros(rs.getLong(i + 9)),
         rs.getBoolean(i + 10),
-        rs.getLong(i + 11));
+        rs.getLong(i + 11),
+        rs.getBoolean(i + 12));
   }
 
   /**
@@ -762,9 +807,23 @@ public final class HolderStore {
       return Set.of();
     }
     boolean allPlain = finishes.stream().allMatch(Finish::isPlainCompletion);
+    String what = "cannot record finished jobs (" + finishes.size() + " jobs)";
+    if (finishes.stream().anyMatch(Finish::releasesDependents)) {
+      // Finishes and the release of the dependents they end commit together.
+      return Db.inExplicitTransaction(
+          ds,
+          what,
+          c -> {
+            Set<Long> written = finishManyReleasing(c, finishes);
+            if (!retried.isEmpty()) {
+              written.addAll(alreadyWritten(c, finishes, written, retried));
+            }
+            return written;
+          });
+    }
     return Db.inTransaction(
         ds,
-        "cannot record finished jobs (" + finishes.size() + " jobs)",
+        what,
         c -> {
           Set<Long> written = allPlain ? completeMany(c, finishes) : finishMany(c, finishes);
           if (!retried.isEmpty()) {
@@ -772,6 +831,48 @@ public final class HolderStore {
           }
           return written;
         });
+  }
+
+  /**
+   * Writes {@code finishes}, some of which release dependents, in {@code c}'s transaction: those
+   * that do are written keeping their row (their output is copied to their dependents' edges by the
+   * release, which a deleted row could not give), the others as usual; then the dependents of the
+   * final ones written are released ({@link ReleaseStore#release}).
+   */
+  private Set<Long> finishManyReleasing(Connection c, List<Finish> finishes) throws SQLException {
+    List<Finish> releasing = new ArrayList<>();
+    List<Finish> plain = new ArrayList<>();
+    List<Finish> other = new ArrayList<>();
+    for (Finish f : finishes) {
+      (f.releasesDependents() ? releasing : f.isPlainCompletion() ? plain : other).add(f);
+    }
+    Set<Long> written = new HashSet<>();
+    if (!plain.isEmpty()) {
+      written.addAll(completeMany(c, plain));
+    }
+    if (!other.isEmpty()) {
+      written.addAll(finishMany(c, other));
+    }
+    Set<Long> releasedWritten = writeFinishes(c, finishManyKeeping, releasing);
+    written.addAll(releasedWritten);
+    long[] ended =
+        releasing.stream()
+            .filter(f -> f.isFinal() && releasedWritten.contains(f.fence()))
+            .mapToLong(Finish::id)
+            .toArray();
+    if (ended.length > 0) {
+      releases.release(c, ended);
+    }
+    return written;
+  }
+
+  /**
+   * Completes a job that has dependents on the handler's connection, fence-checked, keeping its
+   * row, and releases its dependents in the same transaction. Returns whether it matched.
+   */
+  public boolean completeAndReleaseIfHeld(Connection c, long id, long fence) throws SQLException {
+    return !finishManyReleasing(c, List.of(Finish.completed(id, fence).releasingDependents()))
+        .isEmpty();
   }
 
   /** The fences of the retried finishes not in {@code written} that an earlier try wrote. */
@@ -783,7 +884,9 @@ public final class HolderStore {
       boolean completion = "completed".equals(f.state());
       if (retried.contains(f.fence())
           && !written.contains(f.fence())
-          && ((completion && !deletesCompleted) || (!completion && f.errorJson() != null))) {
+          // a completion that releases dependents keeps its row even when completions delete theirs
+          && ((completion && (!deletesCompleted || f.releasesDependents()))
+              || (!completion && f.errorJson() != null))) {
         unmatched.add(f);
       }
     }
@@ -803,6 +906,9 @@ public final class HolderStore {
   /** Writes one finish on the caller's connection. Returns whether it was written. */
   public boolean finishIfHeld(Connection c, Finish finish) throws SQLException {
     List<Finish> one = List.of(finish);
+    if (finish.releasesDependents()) {
+      return !finishManyReleasing(c, one).isEmpty();
+    }
     return !(finish.isPlainCompletion() ? completeMany(c, one) : finishMany(c, one)).isEmpty();
   }
 
@@ -821,8 +927,17 @@ public final class HolderStore {
   }
 
   private Set<Long> finishMany(Connection c, List<Finish> finishes) throws SQLException {
+    return writeFinishes(c, finishManyIfHeld, finishes);
+  }
+
+  /** Writes {@code finishes} with {@code sql}, FINISH_MANY_IF_HELD or its deleting variant. */
+  private Set<Long> writeFinishes(Connection c, String sql, List<Finish> finishes)
+      throws SQLException {
+    if (finishes.isEmpty()) {
+      return new HashSet<>();
+    }
     FinishColumns f = FinishColumns.of(finishes);
-    try (PreparedStatement ps = c.prepareStatement(finishManyIfHeld)) {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setArray(1, c.createArrayOf("int8", f.ids()));
       ps.setArray(2, c.createArrayOf("int8", f.fences()));
       ps.setArray(3, c.createArrayOf("text", f.states()));
@@ -959,6 +1074,58 @@ public final class HolderStore {
             }
           }
         });
+  }
+
+  /** Records a held job's output (JSON text) on {@code c}. Returns whether it was still held. */
+  public boolean recordOutputIfHeld(Connection c, long id, long fence, String outputJson)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(recordOutputIfHeld)) {
+      ps.setString(1, outputJson);
+      ps.setLong(2, id);
+      ps.setLong(3, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * Records the result (JSON text) of a held job's step {@code name} on {@code c}. Returns whether
+   * the job was still held.
+   */
+  public boolean recordStepIfHeld(Connection c, long id, long fence, String name, String resultJson)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(recordStepIfHeld)) {
+      ps.setString(1, name);
+      ps.setString(2, resultJson);
+      ps.setLong(3, id);
+      ps.setLong(4, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /** A progress report of a held job. Returns whether the job was still held. */
+  public boolean recordProgressIfHeld(
+      Connection c, long id, long fence, double fraction, String message) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(recordProgressIfHeld)) {
+      ps.setDouble(1, fraction);
+      ps.setString(2, message);
+      ps.setLong(3, id);
+      ps.setLong(4, fence);
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * The steps a held job recorded so far, as a JSON object by step name; null when the job is no
+   * longer held.
+   */
+  public String readStepsIfHeld(Connection c, long id, long fence) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(readStepsIfHeld)) {
+      ps.setLong(1, id);
+      ps.setLong(2, fence);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
   }
 
   private static Array array(Connection c, long[] values) throws SQLException {

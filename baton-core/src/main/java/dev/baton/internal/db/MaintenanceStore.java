@@ -214,6 +214,11 @@ public final class MaintenanceStore {
       del AS (
         DELETE FROM ${schema}.job j USING picked WHERE j.id = picked.id AND j.state = ?
         RETURNING j.*
+      ),
+      -- the deleted jobs' own edges (the jobs they waited for) go with them; an edge to a deleted
+      -- dependency stays while its dependent does, carrying the dependency's state and output
+      edges AS (
+        DELETE FROM ${schema}.job_dependency e USING del WHERE e.job_id = del.id
       )""";
 
   // Finished jobs of one state past their retention are deleted, oldest first. Binds: the lead,
@@ -222,8 +227,8 @@ public final class MaintenanceStore {
       LEAD + ",\n" + CLEANED + "\nSELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)";
 
   // CLEAN when finished jobs are archived: the deleted rows move into job_archive in the same
-  // statement, whole, column by name: columns added to both tables later (a unique job's key) come
-  // after the archive's own archived_at. Binds: as CLEAN.
+  // statement, column by name (through a JSON record), so columns added to both tables by later
+  // versions, which come after archived_at in job_archive, land in their own. Binds: as CLEAN.
   private static final String CLEAN_ARCHIVING =
       LEAD
           + ",\n"
@@ -232,15 +237,11 @@ public final class MaintenanceStore {
           ,
           arch AS (
             INSERT INTO ${schema}.job_archive
-              (id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,
-               attempted_at, attempted_by, lease_expires_at, deadline_at, fence, idempotency_key,
-               errors, metadata, created_at, finalized_at, unique_key, unique_states, archived_at)
-            SELECT id, queue, kind, args, state, priority, attempt, max_attempts, scheduled_at,
-                   attempted_at, attempted_by, lease_expires_at, deadline_at, fence,
-                   idempotency_key, errors, metadata, created_at, finalized_at, unique_key,
-                   unique_states, (SELECT now FROM clk)
-            FROM del
-            RETURNING 1)
+            SELECT r.* FROM del d
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::${schema}.job_archive,
+                to_jsonb(d) || jsonb_build_object('archived_at', (SELECT now FROM clk))) r
+            RETURNING 1
+          )
           SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM arch)
           """;
 

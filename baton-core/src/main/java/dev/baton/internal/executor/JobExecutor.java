@@ -76,13 +76,17 @@ public final class JobExecutor {
   /** The longest snooze or retry delay written: 10 years (longer delays are cut to it). */
   static final Duration MAX_DELAY = Duration.ofDays(3650);
 
-  /** What the executor needs from the client. */
+  /**
+   * What the executor needs from the client. {@code maxOutputBytes} bounds a handler's output and
+   * each step result, in bytes of JSON (the client's {@code maxArgsBytes}).
+   */
   public record Settings(
       String schema,
       String nodeId,
       Duration defaultTimeout,
       Duration lease,
-      RetryPolicy retryPolicy) {}
+      RetryPolicy retryPolicy,
+      int maxOutputBytes) {}
 
   private final DataSource dataSource;
   private final HolderStore store;
@@ -172,7 +176,12 @@ public final class JobExecutor {
     this.timeouts = new TimeoutSweeper(timer, held);
     this.settings = settings;
     this.holding =
-        new Holding(dataSource, store, mapper, settings.schema(), settings.lease(), timeouts);
+        new Holding(
+            dataSource,
+            store,
+            mapper,
+            new Holding.Terms(settings.schema(), settings.lease(), settings.maxOutputBytes()),
+            timeouts);
   }
 
   /** The jobs the node holds, which this executor runs. */
@@ -603,7 +612,7 @@ public final class JobExecutor {
         held.remove(rj);
         return;
       }
-      Finish finish = finishOrPlainFailure(rj, outcome, stop);
+      Finish finish = finishOf(rj, outcome, stop);
       LongAdder counter = counterFor(finish, stop, outcome);
       logFailure(job, finish, outcome, stop);
       if (log.isDebugEnabled()) {
@@ -627,6 +636,15 @@ public final class JobExecutor {
         }
       }
     }
+  }
+
+  /**
+   * {@link #finishOrPlainFailure}, written with the release of the job's dependents when its claim
+   * said it has any (a job without dependents takes the statements it always took).
+   */
+  private Finish finishOf(RunningJob rj, Outcome outcome, StopReason stop) {
+    Finish f = finishOrPlainFailure(rj, outcome, stop);
+    return rj.job().hasDependents() ? f.releasingDependents() : f;
   }
 
   /** {@link #finishFor}, or a plain failure when the outcome cannot be put into words. */
@@ -735,7 +753,7 @@ public final class JobExecutor {
                     ROLLED_BACK,
                     new BatonException("job " + job.id() + ": " + ROLLED_BACK))
                 : outcome;
-        Finish finish = finishOrPlainFailure(rj, ended, stop);
+        Finish finish = finishOf(rj, ended, stop);
         failed = finish;
         counter = counterFor(finish, stop, ended);
         check =

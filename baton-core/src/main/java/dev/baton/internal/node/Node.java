@@ -316,7 +316,8 @@ public final class Node {
             config.nodeId(),
             config.jobTimeout(),
             config.lease(),
-            config.retryPolicy()));
+            config.retryPolicy(),
+            config.maxArgsBytes()));
   }
 
   /**
@@ -385,6 +386,13 @@ public final class Node {
       services.add(
           new Cluster.Periodic(
               new Scheduler(dataSource, ms, time, Scheduler.DEFAULT_BATCH_SIZE), every));
+      services.add(
+          new Cluster.Periodic(
+              new dev.baton.internal.maintenance.Releaser(
+                  dataSource,
+                  new dev.baton.internal.db.ReleaseStore(schema),
+                  dev.baton.internal.maintenance.Releaser.DEFAULT_BATCH_SIZE),
+              every));
       List<PeriodicEnqueuer.Schedule> periodic = schedules.get();
       if (!periodic.isEmpty()) {
         services.add(

@@ -94,7 +94,8 @@ class AWorkerRunsTheNextBufferedJobItselfTest {
                   "node",
                   Duration.ofMinutes(1),
                   Duration.ofSeconds(30),
-                  RetryPolicy.exponential()));
+                  RetryPolicy.exponential(),
+                  dev.baton.BatonConfig.DEFAULT_MAX_ARGS_BYTES));
       // One slot and a fixed depth of 50: after the first claim fills the slot, the next buffers
       // 50.
       Producer producer =
