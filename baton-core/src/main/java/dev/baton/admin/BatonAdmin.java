@@ -15,6 +15,7 @@ import dev.baton.QueueInfo;
 import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.migrate.Migrator;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -184,6 +185,28 @@ public final class BatonAdmin {
    */
   public Optional<JobState> cancel(long id) {
     return jobs.cancel(id);
+  }
+
+  /**
+   * Cancels a job as {@link #cancel(long)}, recording {@code by} in its metadata ({@code
+   * cancel_requested_by}). See {@link JobAdmin#cancel(long, String)}.
+   */
+  public Optional<JobState> cancel(long id, String by) {
+    return jobs.cancel(id, by);
+  }
+
+  /**
+   * Checks that the schema exists and is at the version this library needs, as a dashboard does
+   * before it serves: a database that cannot be reached fails here, once, rather than on every
+   * page.
+   *
+   * @throws dev.baton.SchemaNotMigratedException if the schema has no Baton tables or an older
+   *     version
+   * @throws dev.baton.SchemaTooNewException if it is at a version newer than this library knows
+   * @throws dev.baton.BatonException if the database cannot be reached
+   */
+  public void requireLatestSchema() {
+    new Migrator(dataSource, schema.name()).requireLatest();
   }
 
   /** Deletes a job that is not running. See {@link JobAdmin#delete}. */

@@ -401,7 +401,17 @@ public final class JobAdmin {
    * running job; empty when the job does not exist or is already final.
    */
   public Optional<JobState> cancel(long id) {
-    return Optional.ofNullable(store.cancel(dataSource, id)).map(JobState::fromDb);
+    return cancel(id, null);
+  }
+
+  /**
+   * Cancels a job as {@link #cancel(long)} does, recording {@code by} as {@code
+   * cancel_requested_by} in its metadata beside {@code cancel_requested_at}.
+   *
+   * @param by who cancelled it; may be null (nothing recorded)
+   */
+  public Optional<JobState> cancel(long id, String by) {
+    return Optional.ofNullable(store.cancel(dataSource, id, by)).map(JobState::fromDb);
   }
 
   /**

@@ -13,6 +13,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.baton.Job;
 import dev.baton.JobState;
+import dev.baton.SchemaNotMigratedException;
+import dev.baton.SchemaTooNewException;
 import dev.baton.Secrets;
 import dev.baton.admin.JobBrowser;
 import java.io.IOException;
@@ -49,6 +51,9 @@ final class DashboardHandler implements HttpHandler {
   static final String CSRF_FIELD = "csrf";
 
   static final String CSRF_HEADER = "X-Baton-Csrf";
+
+  /** Where the sign-in form of token mode posts. */
+  static final String SIGN_IN = "/sign-in";
 
   private static final Pattern JOB = Pattern.compile("/jobs/([^/]+)");
   private static final Pattern JOB_ACTION = Pattern.compile("/jobs/([^/]+)/([a-z]+)");
@@ -96,6 +101,15 @@ final class DashboardHandler implements HttpHandler {
       Request r = new Request(ex);
       api = r.path.startsWith("/api/");
       try {
+        if (!api && ASSETS.containsKey(r.path) && !r.method.equals("POST")) {
+          // The style and script of every page, the 401 page's included: nothing secret.
+          asset(r, r.path, start);
+          return;
+        }
+        if (!api && r.path.equals(SIGN_IN) && auth instanceof TokenAuth token) {
+          signIn(r, token, start);
+          return;
+        }
         if (!auth.allows(ex)) {
           String challenge = auth.challenge();
           if (challenge != null && !challenge.isEmpty()) {
@@ -109,12 +123,25 @@ final class DashboardHandler implements HttpHandler {
         route(r, api, start);
       } catch (BadRequest e) {
         error(r, api, e.status(), e.getMessage(), start);
+      } catch (SchemaNotMigratedException | SchemaTooNewException e) {
+        // A dashboard mounted on a schema that is missing or at another version: say so at once.
+        error(
+            r,
+            api,
+            503,
+            e.getMessage()
+                + "; apply this version's migrations to it (baton migrate, or Migrator.up())",
+            start);
       } catch (IllegalArgumentException e) {
         // The admin API's own checks of a value given here (a cursor, a page size).
         error(r, api, 400, e.getMessage(), start);
       } catch (RuntimeException e) {
         log.warn("dashboard request {} {} failed", r.method, r.path, Secrets.mask(e));
-        error(r, api, 500, "the dashboard could not answer (see its log)", start);
+        if (unreachable(e)) {
+          error(r, api, 503, "the dashboard cannot reach its database (see its log)", start);
+        } else {
+          error(r, api, 500, "the dashboard could not answer (see its log)", start);
+        }
       }
     }
   }
@@ -129,10 +156,6 @@ final class DashboardHandler implements HttpHandler {
     if (!r.method.equals("GET") && !r.method.equals("HEAD")) {
       r.exchange.getResponseHeaders().set("Allow", "GET, HEAD, POST");
       throw new BadRequest(405, "method " + r.method + " is not allowed; use GET or POST");
-    }
-    if (!api && ASSETS.containsKey(path)) {
-      asset(r, path, start);
-      return;
     }
     String csrf = csrfToken(r);
     Pages pages = new Pages(r.base, csrf, readOnly);
@@ -162,8 +185,11 @@ final class DashboardHandler implements HttpHandler {
         sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {
-      String action = bulkAction(r);
+      if (readOnly) {
+        throw new BadRequest(403, "this dashboard is read-only; actions are turned off");
+      }
       JobBrowser.Filter f = r.filter();
+      String action = bulkAction(r, f);
       sendPage(r, "Bulk " + action, pages.bulkConfirm(action, f, views.bulkCount(f)), start);
     } else if ((m = JOB.matcher(path)).matches()) {
       Job job = views.job(Request.id("id", m.group(1)));
@@ -197,29 +223,33 @@ final class DashboardHandler implements HttpHandler {
     Matcher m;
     Views.Outcome o;
     String back;
+    String by = actor(r);
     if (path.equals("/jobs/bulk")) {
-      String action = bulkAction(r);
       JobBrowser.Filter f = r.filter();
+      String action = bulkAction(r, f);
       String expected = r.param("expected");
       Views.BulkOutcome b =
-          views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected));
+          views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected), by);
       if (api) {
         ObjectNode n = json.createObjectNode();
         n.put("action", b.action()).put("done", b.done()).put("skipped", b.skipped());
         n.put("message", b.message());
         sendJson(r, 200, n, start);
       } else {
-        redirect(r, "/jobs?" + Pages.query(f, JobBrowser.DEFAULT_PAGE_SIZE, null), b.message());
+        redirect(
+            r,
+            "/jobs?" + Pages.query(f, JobBrowser.DEFAULT_PAGE_SIZE, null),
+            Banner.bulkQuery(action, b.done(), b.skipped()));
       }
       return;
     } else if ((m = JOB_ACTION.matcher(path)).matches()) {
       long id = Request.id("id", m.group(1));
       o =
           switch (m.group(2)) {
-            case "retry" -> views.retry(id);
-            case "run" -> views.runNow(id);
-            case "cancel" -> views.cancel(id);
-            case "delete" -> views.delete(id);
+            case "retry" -> views.retry(id, by);
+            case "run" -> views.runNow(id, by);
+            case "cancel" -> views.cancel(id, by);
+            case "delete" -> views.delete(id, by);
             default ->
                 throw new BadRequest(
                     404,
@@ -233,18 +263,19 @@ final class DashboardHandler implements HttpHandler {
           o.outcome().equals("deleted") || o.outcome().equals("not_found")
               ? "/jobs"
               : "/jobs/" + id;
+      back += "?" + Banner.query(o.outcome(), id, null);
     } else if ((m = QUEUE_ACTION.matcher(path)).matches()) {
       String queue = Request.queue("queue", decode(m.group(1)));
       o =
           switch (m.group(2)) {
-            case "pause" -> views.pause(queue);
-            case "resume" -> views.resume(queue);
+            case "pause" -> views.pause(queue, by);
+            case "resume" -> views.resume(queue, by);
             default ->
                 throw new BadRequest(
                     404,
                     "no queue action " + Request.shown(m.group(2)) + "; expected pause or resume");
           };
-      back = "/";
+      back = "/?" + Banner.query(o.outcome(), null, queue);
     } else {
       throw new BadRequest(404, "no action at " + Request.shown(r.path));
     }
@@ -256,18 +287,72 @@ final class DashboardHandler implements HttpHandler {
     } else if (o.status() >= 400 && !o.outcome().equals("not_found")) {
       error(r, false, o.status(), o.message(), start);
     } else {
-      redirect(r, back, o.message());
+      redirect(r, back, null);
     }
   }
 
-  private static String bulkAction(Request r) {
+  /** Who takes an action: the authenticated user, else the dashboard's own name. */
+  private String actor(Request r) {
+    String user = auth.user(r.exchange);
+    return user == null || user.isBlank() ? views.defaultActor() : user.strip();
+  }
+
+  private static String bulkAction(Request r, JobBrowser.Filter f) {
     String action = r.param("action");
     if (!"retry".equals(action) && !"delete".equals(action)) {
       throw BadRequest.of(
           "invalid parameter action: expected retry or delete, got "
               + (action == null ? "none" : Request.shown(action)));
     }
+    if (action.equals("retry") && f.state() == JobState.AVAILABLE) {
+      throw BadRequest.of(
+          "invalid bulk retry: available jobs are waiting to run already; retry applies to"
+              + " scheduled, retryable, completed, cancelled and discarded jobs");
+    }
     return action;
+  }
+
+  /**
+   * Signing in with the bearer token from a browser: a form on the {@code 401} page posts the token
+   * here; the right one sets the sign-in cookie and goes on to the page asked for. From this
+   * dashboard's own origin only, like every change.
+   */
+  private void signIn(Request r, TokenAuth token, long start) throws IOException {
+    if (!r.method.equals("POST")) {
+      throw new BadRequest(405, "method " + r.method + " is not allowed at " + SIGN_IN);
+    }
+    checkOrigin(r);
+    if (!token.accepts(r.form().get("token"))) {
+      throw new BadRequest(401, "wrong token; try again");
+    }
+    String next = r.form().get("next");
+    if (next == null || !next.startsWith("/") || next.startsWith("//") || next.contains("\\")) {
+      next = "/";
+    }
+    r.exchange
+        .getResponseHeaders()
+        .add(
+            "Set-Cookie",
+            TokenAuth.COOKIE
+                + "="
+                + token.cookieValue()
+                + "; Path="
+                + (r.base.isEmpty() ? "/" : r.base)
+                + "; HttpOnly; SameSite=Strict");
+    r.exchange.getResponseHeaders().set("Location", r.base + next);
+    r.exchange.sendResponseHeaders(303, -1);
+  }
+
+  // A failure to reach the database (connection refused, no such database, authentication):
+  // SQL states of classes 08 and 28, and 3D000.
+  private static boolean unreachable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        return state.startsWith("08") || state.startsWith("28") || state.equals("3D000");
+      }
+    }
+    return false;
   }
 
   private static String decode(String segment) {
@@ -291,15 +376,7 @@ final class DashboardHandler implements HttpHandler {
     if (readOnly) {
       throw new BadRequest(403, "this dashboard is read-only; actions are turned off");
     }
-    String site = r.header("Sec-Fetch-Site");
-    if (site != null && site.equals("cross-site")) {
-      throw new BadRequest(403, "cross-site request refused");
-    }
-    String origin = r.header("Origin");
-    if (origin != null && !sameOrigin(origin, r.header("Host")) && !allowed(origin)) {
-      throw new BadRequest(
-          403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
-    }
+    checkOrigin(r);
     String cookie = r.cookie(CSRF_COOKIE);
     String given = r.header(CSRF_HEADER);
     if (given == null) {
@@ -317,6 +394,19 @@ final class DashboardHandler implements HttpHandler {
               + " cookie and the same value in the "
               + CSRF_HEADER
               + " header)");
+    }
+  }
+
+  /** A browser's cross-site request is refused by its Sec-Fetch-Site and Origin headers. */
+  private void checkOrigin(Request r) {
+    String site = r.header("Sec-Fetch-Site");
+    if (site != null && site.equals("cross-site")) {
+      throw new BadRequest(403, "cross-site request refused");
+    }
+    String origin = r.header("Origin");
+    if (origin != null && !sameOrigin(origin, r.header("Host")) && !allowed(origin)) {
+      throw new BadRequest(
+          403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
     }
   }
 
@@ -418,7 +508,7 @@ final class DashboardHandler implements HttpHandler {
   }
 
   private void sendPage(Request r, String title, String body, long start) throws IOException {
-    String message = r.param("msg");
+    String message = Banner.message(r);
     send(
         r,
         200,
@@ -431,9 +521,11 @@ final class DashboardHandler implements HttpHandler {
     send(r, status, "application/json", json.writeValueAsString(body), start);
   }
 
-  private void redirect(Request r, String to, String message) throws IOException {
+  private void redirect(Request r, String to, String query) throws IOException {
     String sep = to.contains("?") ? "&" : "?";
-    r.exchange.getResponseHeaders().set("Location", r.base + to + sep + "msg=" + Html.url(message));
+    r.exchange
+        .getResponseHeaders()
+        .set("Location", r.base + to + (query == null ? "" : sep + query));
     r.exchange.sendResponseHeaders(303, -1);
   }
 
@@ -447,6 +539,9 @@ final class DashboardHandler implements HttpHandler {
     } else {
       String title = status == 401 ? "Authentication required" : "Error " + status;
       String body = "<p class=\"error\" id=\"error\">" + Html.esc(message) + "</p>";
+      if (status == 401 && auth instanceof TokenAuth) {
+        body += Pages.signInForm(r.base, r.path.equals(SIGN_IN) ? "/" : r.path);
+      }
       send(
           r,
           status,

@@ -47,6 +47,18 @@ final class Html {
     return URLEncoder.encode(s.toString(), StandardCharsets.UTF_8).replace("+", "%20");
   }
 
+  /**
+   * {@code s} cut to at most {@code max} characters followed by {@code ...} when longer, never
+   * between the two halves of a surrogate pair (an emoji, a CJK extension character).
+   */
+  static String cut(String s, int max) {
+    if (s.length() <= max) {
+      return s;
+    }
+    int end = Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max;
+    return s.substring(0, end) + "...";
+  }
+
   /** An instant in UTC to the millisecond; {@code -} for null. */
   static String time(Instant t) {
     return t == null ? "-" : TIME.format(t);

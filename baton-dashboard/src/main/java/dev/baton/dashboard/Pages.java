@@ -159,8 +159,7 @@ final class Pages {
         h.text(j.state().dbName()).raw("\">").text(j.state().dbName()).raw("</td><td>");
         h.text(j.attempt() + "/" + j.maxAttempts()).raw("</td><td>");
         h.text(Html.time(sortTime(f.state(), j))).raw("</td><td class=\"args\">");
-        String args = j.args().toString();
-        h.text(args.length() > 80 ? args.substring(0, 80) + "..." : args).raw("</td></tr>");
+        h.text(Html.cut(j.args().toString(), 80)).raw("</td></tr>");
       }
       h.raw("</tbody></table>");
     }
@@ -190,9 +189,13 @@ final class Pages {
     }
     h.raw("</p>");
     if (!readOnly && f.state() != null && f.state() != JobState.RUNNING) {
-      h.raw("<p class=\"bulk\">All jobs matching this filter: <a id=\"bulk-retry\" href=\"");
-      h.text(base + "/jobs/bulk?action=retry&" + query(f, limit, null));
-      h.raw("\">Retry…</a> <a id=\"bulk-delete\" href=\"");
+      h.raw("<p class=\"bulk\">All jobs matching this filter: ");
+      // Retrying an available job changes nothing: it is waiting to run already.
+      if (f.state() != JobState.AVAILABLE) {
+        h.raw("<a id=\"bulk-retry\" href=\"");
+        h.text(base + "/jobs/bulk?action=retry&" + query(f, limit, null)).raw("\">Retry…</a> ");
+      }
+      h.raw("<a id=\"bulk-delete\" href=\"");
       h.text(base + "/jobs/bulk?action=delete&" + query(f, limit, null));
       h.raw("\">Delete…</a></p>");
     }
@@ -311,9 +314,28 @@ final class Pages {
     dt(h, "Queue", j.queue());
     dt(h, "Kind", j.kind());
     dt(h, "Priority", j.priority());
-    dt(h, "Attempt", j.attempt() + " of " + j.maxAttempts());
+    long rescues = j.errors().stream().filter(Pages::isRescue).count();
+    // A rescue gives its attempt back (the handler did not fail), so the count can be below the
+    // attempts the list shows: say how many were rescued.
+    dt(
+        h,
+        "Attempt",
+        j.attempt()
+            + " of "
+            + j.maxAttempts()
+            + (rescues == 0 ? "" : ", " + rescues + " rescued (not counted)"));
     dt(h, "Fence", j.fence());
-    dt(h, "Node", j.attemptedBy() == null ? "-" : j.attemptedBy());
+    // Only a running job is on a node; a finished or waiting one names where it last ran.
+    boolean running = j.state() == JobState.RUNNING;
+    dt(h, "Node", running && j.attemptedBy() != null ? j.attemptedBy() : "-");
+    if (!running && j.attemptedBy() != null) {
+      JobError last = j.errors().isEmpty() ? null : j.errors().get(j.errors().size() - 1);
+      dt(
+          h,
+          "Last ran on",
+          j.attemptedBy()
+              + (last != null && isRescue(last) ? " (rescued from it: " + last.error() + ")" : ""));
+    }
     dt(h, "Idempotency key", j.idempotencyKey() == null ? "-" : j.idempotencyKey());
     dt(h, "Scheduled at", Html.time(j.scheduledAt()));
     dt(h, "Lease expires", Html.time(j.leaseExpiresAt()));
@@ -347,7 +369,10 @@ final class Pages {
           .raw("<th>Message</th></tr></thead><tbody>");
       for (JobError e : j.errors()) {
         h.raw("<tr><td>").text(e.attempt()).raw("</td><td>").text(Html.time(e.at()));
-        h.raw("</td><td>").text(e.error()).raw("</td><td>").text(e.message());
+        h.raw("</td><td>")
+            .text(e.error())
+            .raw(isRescue(e) ? " <span class=\"badge\">rescue</span>" : "");
+        h.raw("</td><td>").text(e.message());
         if (e.trace() != null) {
           h.raw("<details><summary>Stack trace</summary><pre class=\"trace\">").text(e.trace());
           h.raw("</pre></details>");
@@ -361,6 +386,28 @@ final class Pages {
       h.raw("<li><time>").text(Html.time(e.at())).raw("</time> ").text(e.what()).raw("</li>");
     }
     return h.raw("</ol>").toString();
+  }
+
+  /**
+   * Whether an error entry records a rescue, not a failure of the handler: the node was gone or its
+   * lease ran out, and the attempt was given back.
+   */
+  static boolean isRescue(JobError e) {
+    return "node_gone".equals(e.error()) || "lease_expired".equals(e.error());
+  }
+
+  /** The sign-in form of token mode, shown on its 401 page; {@code next} is where it goes on. */
+  static String signInForm(String base, String next) {
+    return new Html()
+        .raw("<form class=\"sign-in\" method=\"post\" action=\"")
+        .text(base + DashboardHandler.SIGN_IN)
+        .raw("\"><label>Token <input type=\"password\" name=\"token\" autocomplete=\"off\"")
+        .raw(" required autofocus></label><input type=\"hidden\" name=\"next\" value=\"")
+        .text(next)
+        .raw("\"><button type=\"submit\">Sign in</button></form>")
+        .raw("<p class=\"muted\">Scripts send <code>Authorization: Bearer TOKEN</code> instead.")
+        .raw(" Signing in keeps the token in a cookie of this browser until it closes.</p>")
+        .toString();
   }
 
   private static void dt(Html h, String name, Object value) {
@@ -387,7 +434,12 @@ final class Pages {
     List<Event> out = new ArrayList<>();
     out.add(new Event(j.createdAt(), "enqueued"));
     for (JobError e : j.errors()) {
-      out.add(new Event(e.at(), "attempt " + e.attempt() + " failed: " + e.error()));
+      out.add(
+          new Event(
+              e.at(),
+              isRescue(e)
+                  ? "attempt " + e.attempt() + " rescued (" + e.error() + ", not counted)"
+                  : "attempt " + e.attempt() + " failed: " + e.error()));
     }
     JsonNode m = j.metadata();
     Instant retried = instant(m.path("retried_at").asText(null));

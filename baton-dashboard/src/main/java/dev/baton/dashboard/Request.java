@@ -184,8 +184,7 @@ final class Request {
 
   /** A value the user gave, quoted and cut for a message. */
   static String shown(String v) {
-    String s = v.length() > MAX_SHOWN ? v.substring(0, MAX_SHOWN) + "..." : v;
-    return "\"" + s + "\"";
+    return "\"" + Html.cut(v, MAX_SHOWN) + "\"";
   }
 
   private static Map<String, String> parse(String raw) {

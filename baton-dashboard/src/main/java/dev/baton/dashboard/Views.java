@@ -15,7 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the pages and the API show and do, on the operator API ({@link BatonAdmin}) only. Each
@@ -23,6 +27,7 @@ import java.util.TreeMap;
  * so.
  */
 final class Views {
+  private static final Logger log = LoggerFactory.getLogger(Views.class);
 
   /** Who the admin API records as having retried a job. */
   static final String ACTOR = "dashboard";
@@ -48,6 +53,11 @@ final class Views {
     this.pausedBy = pausedBy;
   }
 
+  /** Who an action is recorded as taken by when the request names no user. */
+  String defaultActor() {
+    return pausedBy;
+  }
+
   /** A queue on the overview: its figures, whether it is paused, its completions per bucket. */
   record QueueRow(String name, StatsAdmin.QueueStats stats, QueueInfo info, List<Long> completed) {
     boolean paused() {
@@ -59,19 +69,21 @@ final class Views {
   List<QueueRow> overview() {
     Map<String, StatsAdmin.QueueStats> figures = new TreeMap<>();
     admin.stats().forEach(q -> figures.put(q.queue(), q));
+    // A queue known only by its control row is shown while it is paused: once resumed, a name
+    // that no job and no node has is nothing to look at.
     Map<String, QueueInfo> infos = new TreeMap<>();
     admin.queues().forEach(q -> infos.put(q.name(), q));
+    Set<String> shown = new TreeSet<>(figures.keySet());
+    infos.values().stream().filter(QueueInfo::paused).forEach(q -> shown.add(q.name()));
     Map<String, List<Long>> completed = new TreeMap<>();
     admin
         .completions(CHART_WINDOW, CHART_BUCKET)
         .forEach(c -> completed.put(c.queue(), c.completed()));
-    TreeMap<String, Boolean> names = new TreeMap<>();
-    figures.keySet().forEach(n -> names.put(n, true));
-    infos.keySet().forEach(n -> names.put(n, true));
-    completed.keySet().forEach(n -> names.put(n, true));
+    shown.addAll(completed.keySet());
+    admin.nodes().forEach(n -> shown.addAll(n.queues()));
     int bars = (int) (CHART_WINDOW.toSeconds() / CHART_BUCKET.toSeconds());
     List<QueueRow> out = new ArrayList<>();
-    for (String n : names.keySet()) {
+    for (String n : shown) {
       out.add(
           new QueueRow(
               n,
@@ -108,8 +120,9 @@ final class Views {
    */
   record Outcome(int status, String outcome, String message, Job job) {}
 
-  Outcome retry(long id) {
-    JobAdmin.RetryResult r = admin.retry(id, ACTOR);
+  Outcome retry(long id, String by) {
+    JobAdmin.RetryResult r = admin.retry(id, by);
+    log.info("dashboard: job {} retry by {}: {}", id, by, r.outcome());
     return switch (r.outcome()) {
       case RETRIED ->
           new Outcome(
@@ -129,8 +142,9 @@ final class Views {
     };
   }
 
-  Outcome runNow(long id) {
-    JobAdmin.RunNowResult r = admin.runNow(id, ACTOR);
+  Outcome runNow(long id, String by) {
+    JobAdmin.RunNowResult r = admin.runNow(id, by);
+    log.info("dashboard: job {} run now by {}: {}", id, by, r.outcome());
     Job job = r.job();
     return switch (r.outcome()) {
       case MADE_AVAILABLE -> new Outcome(200, "run_now", "job " + id + " made available now", job);
@@ -150,12 +164,13 @@ final class Views {
     };
   }
 
-  Outcome cancel(long id) {
+  Outcome cancel(long id, String by) {
     Job before = job(id);
     if (before.state().isFinal()) {
       return finalAlready(before);
     }
-    Optional<JobState> after = admin.cancel(id);
+    Optional<JobState> after = admin.cancel(id, by);
+    log.info("dashboard: job {} cancel by {}: {}", id, by, after.map(JobState::dbName).orElse("-"));
     if (after.isEmpty()) {
       // It finished (or was deleted) between the read and the cancel.
       return admin.get(id).map(Views::finalAlready).orElseGet(() -> notFound(id));
@@ -184,8 +199,9 @@ final class Views {
     return new Outcome(404, "not_found", "no job with id " + id, null);
   }
 
-  Outcome delete(long id) {
+  Outcome delete(long id, String by) {
     JobAdmin.DeleteResult r = admin.delete(id);
+    log.info("dashboard: job {} delete by {}: {}", id, by, r.outcome());
     return switch (r.outcome()) {
       case DELETED -> new Outcome(200, "deleted", "job " + id + " deleted", r.job());
       case RUNNING ->
@@ -198,19 +214,19 @@ final class Views {
     };
   }
 
-  Outcome pause(String queue) {
+  Outcome pause(String queue, String by) {
     try {
-      admin.pause(queue, pausedBy);
+      admin.pause(queue, by);
     } catch (InvalidConfigException e) {
       throw BadRequest.of(e.getMessage());
     }
     return new Outcome(200, "paused", "queue " + queue + " paused", null);
   }
 
-  Outcome resume(String queue) {
+  Outcome resume(String queue, String by) {
     boolean resumed;
     try {
-      resumed = admin.resume(queue, pausedBy);
+      resumed = admin.resume(queue, by);
     } catch (InvalidConfigException e) {
       throw BadRequest.of(e.getMessage());
     }
@@ -233,7 +249,7 @@ final class Views {
    * through the admin API (each with its state check); submit again for the rest. {@code expected}
    * is the count the person confirmed, named in the message when it differs.
    */
-  BulkOutcome bulk(String action, JobBrowser.Filter filter, long expected) {
+  BulkOutcome bulk(String action, JobBrowser.Filter filter, long expected, String by) {
     requireBulkFilter(filter);
     if (!action.equals("retry") && !action.equals("delete")) {
       throw BadRequest.of(
@@ -250,7 +266,7 @@ final class Views {
         }
         boolean changed =
             action.equals("retry")
-                ? admin.retry(j.id(), ACTOR).outcome() == JobAdmin.RetryOutcome.RETRIED
+                ? admin.retry(j.id(), by).outcome() == JobAdmin.RetryOutcome.RETRIED
                 : admin.delete(j.id()).outcome() == JobAdmin.DeleteOutcome.DELETED;
         if (changed) {
           done++;

@@ -80,7 +80,7 @@ class DashboardServletTest {
     assertThat(paused.headers().firstValue("Location"))
         .get()
         .asString()
-        .startsWith("/shop/baton/?msg=");
+        .startsWith("/shop/baton/?done=paused&queue=servlet-q");
     assertThat(f.reader().queues())
         .filteredOn(q -> q.name().equals("servlet-q"))
         .extracting(QueueInfo::paused)

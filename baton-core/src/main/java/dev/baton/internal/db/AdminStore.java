@@ -55,7 +55,7 @@ public final class AdminStore {
             lease_expires_at = NULL,
             deadline_at = NULL,
             finalized_at = NULL,
-            metadata = (metadata - 'cancel_requested_at') || jsonb_build_object(
+            metadata = (metadata - 'cancel_requested_at' - 'cancel_requested_by') || jsonb_build_object(
                 'retried_at', now(),
                 'retried_by', ?::text,
                 'retried_from', state,
@@ -76,8 +76,8 @@ public final class AdminStore {
       "DELETE FROM ${schema}.job WHERE id = ? AND state <> 'running'\nRETURNING " + JobRow.COLUMNS;
 
   // A waiting job is cancelled at once; a running one is flagged and its holder told over NOTIFY
-  // (heartbeats carry the flag too, and the rescuer honours it if the holder is gone). Binds: id,
-  // channel.
+  // (heartbeats carry the flag too, and the rescuer honours it if the holder is gone). Who asked
+  // is kept beside the time when given. Binds: by, id, channel.
   private static final String CANCEL =
       """
       WITH upd AS (
@@ -85,6 +85,7 @@ public final class AdminStore {
         SET state = CASE WHEN state = 'running' THEN 'running' ELSE 'cancelled' END,
             finalized_at = CASE WHEN state = 'running' THEN NULL ELSE now() END,
             metadata = metadata || jsonb_build_object('cancel_requested_at', now())
+                || jsonb_strip_nulls(jsonb_build_object('cancel_requested_by', ?::text))
         WHERE id = ? AND state IN ('scheduled', 'available', 'running', 'retryable')
         RETURNING id, state, fence
       ),
@@ -185,13 +186,19 @@ public final class AdminStore {
    * exist or is final already.
    */
   public String cancel(DataSource ds, long id) {
+    return cancel(ds, id, null);
+  }
+
+  /** As {@link #cancel(DataSource, long)}, recording {@code by} (when not null) as who asked. */
+  public String cancel(DataSource ds, long id, String by) {
     return Db.inTransaction(
         ds,
         "cannot cancel job (id=" + id + ")",
         c -> {
           try (PreparedStatement ps = c.prepareStatement(cancel)) {
-            ps.setLong(1, id);
-            ps.setString(2, schema.controlChannel());
+            ps.setString(1, by);
+            ps.setLong(2, id);
+            ps.setString(3, schema.controlChannel());
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next() ? rs.getString(1) : null;
             }
