@@ -124,6 +124,29 @@ class DashboardServletTest {
   }
 
   @Test
+  void aMalformedPercentEscapeGetsTheDashboardsOwn400WithItsSecurityHeaders() throws Exception {
+    // Sent as bytes: an HTTP client refuses to build such an address.
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", root.getPort())) {
+      socket
+          .getOutputStream()
+          .write(
+              ("GET /shop/baton/jobs?queue=%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      + "X-User: admin:"
+                      + ROLE
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String answer =
+          new String(
+              socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(answer).startsWith("HTTP/1.1 400");
+      assertThat(answer.toLowerCase(java.util.Locale.ROOT))
+          .contains("x-frame-options: deny", "content-security-policy: default-src 'self'");
+      assertThat(answer)
+          .contains("invalid parameter queue: expected a queue name", "&quot;%zz&quot;");
+    }
+  }
+
+  @Test
   void formIsReadAsUtf8() throws Exception {
     WebClient admin = new WebClient(root.resolve("/shop/baton/"), "X-User", "admin:" + ROLE);
 
