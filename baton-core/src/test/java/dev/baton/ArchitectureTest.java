@@ -65,6 +65,7 @@ class ArchitectureTest {
             "dev.baton.admin.PeriodicAdmin$PeriodicInfo",
             "dev.baton.admin.StatsAdmin$QueueStats",
             // Rows of internal.db: a component per column a statement reads or binds.
+            "dev.baton.internal.db.BrowseStore$FailureRow",
             "dev.baton.internal.db.ClaimedJob",
             "dev.baton.internal.db.ClusterStore$NodeRow",
             "dev.baton.internal.db.EnqueueStore$NewJob",

@@ -277,6 +277,14 @@ public final class BatonAdmin {
     return stats.completions(window, bucket);
   }
 
+  /**
+   * The failed attempts of the last {@code window}, grouped by queue, kind, error and root cause,
+   * rescues told apart. See {@link StatsAdmin#failures}.
+   */
+  public List<StatsAdmin.FailureGroup> failures(Duration window, int limit) {
+    return stats.failures(window, limit);
+  }
+
   // ---------------------------------------------------------------- cluster
 
   /** The nodes in the registry, by id. */

@@ -316,6 +316,45 @@ public final class BrowseStore {
       ORDER BY 1, 2
       """;
 
+  // The failed attempts recorded in the last window (error entries; a cancel is none), grouped by
+  // queue, kind, error and root cause (the class of the trace's last "Caused by:"), the largest
+  // groups first. Reads the rows that can hold such an entry as the queue_stats view does: those
+  // finalized in the window (job_finalized_idx), due in it (job_waiting_idx, job_claim_idx) and the
+  // running ones; the cost grows with the jobs that ended or were retried in the window. Binds:
+  // window seconds three times, limit.
+  private static final String FAILURES =
+      """
+      WITH recent AS (
+        SELECT id, queue, kind, errors FROM ${schema}.job
+        WHERE state IN ('completed', 'cancelled', 'discarded')
+          AND finalized_at > now() - ? * interval '1 second'
+        UNION ALL
+        SELECT id, queue, kind, errors FROM ${schema}.job
+        WHERE state IN ('scheduled', 'retryable', 'available')
+          AND scheduled_at > now() - ? * interval '1 second'
+        UNION ALL
+        SELECT id, queue, kind, errors FROM ${schema}.job WHERE state = 'running'
+      ),
+      entries AS (
+        SELECT r.id, r.queue, r.kind, x ->> 'error' AS error,
+               substring(x ->> 'trace' FROM '.*Caused by: ([^:\n]+)') AS root,
+               x ->> 'message' AS message, (x ->> 'at')::timestamptz AS at
+        FROM recent r CROSS JOIN LATERAL jsonb_array_elements(r.errors) x
+        WHERE x ->> 'error' IS DISTINCT FROM 'cancelled'
+      )
+      SELECT queue, kind, error, root, count(*),
+             count(*) FILTER (WHERE at > now() - interval '5 minutes'),
+             (extract(epoch FROM min(at)) * 1000000)::bigint,
+             (extract(epoch FROM max(at)) * 1000000)::bigint,
+             (array_agg(id ORDER BY at DESC, id DESC))[1],
+             (array_agg(message ORDER BY at DESC, id DESC))[1]
+      FROM entries
+      WHERE at > now() - ? * interval '1 second'
+      GROUP BY queue, kind, error, root
+      ORDER BY count(*) DESC, queue, kind, error, root
+      LIMIT ?
+      """;
+
   private static final String PERIODIC =
       """
       SELECT name, schedule, (extract(epoch FROM last_due_at) * 1000000)::bigint,
@@ -336,6 +375,7 @@ public final class BrowseStore {
   private final String count;
   private final String completions;
   private final String periodic;
+  private final String failures;
 
   /** The store of {@code schema}. */
   public BrowseStore(SchemaName schema) {
@@ -351,6 +391,7 @@ public final class BrowseStore {
     this.count = schema.expand(COUNT);
     this.completions = schema.expand(COMPLETIONS);
     this.periodic = schema.expand(PERIODIC);
+    this.failures = schema.expand(FAILURES);
   }
 
   /**
@@ -451,6 +492,55 @@ public final class BrowseStore {
         rs.next();
         return rs.getLong(1);
       }
+    }
+  }
+
+  /**
+   * One group of failed attempts: its queue, kind, error and root cause, how many in the window and
+   * in its last 5 minutes, the first and last (microseconds since the epoch), the job of the last
+   * and its message.
+   */
+  public record FailureRow(
+      String queue,
+      String kind,
+      String error,
+      String rootCause,
+      long count,
+      long count5m,
+      long firstMicros,
+      long lastMicros,
+      long lastJobId,
+      String lastMessage) {}
+
+  /**
+   * The failed attempts of the last {@code windowSeconds}, grouped by queue, kind, error and root
+   * cause, the largest groups first, at most {@code limit} groups.
+   */
+  public List<FailureRow> failures(Connection c, long windowSeconds, int limit)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(failures)) {
+      ps.setLong(1, windowSeconds);
+      ps.setLong(2, windowSeconds);
+      ps.setLong(3, windowSeconds);
+      ps.setInt(4, limit);
+      List<FailureRow> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new FailureRow(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getLong(5),
+                  rs.getLong(6),
+                  rs.getLong(7),
+                  rs.getLong(8),
+                  rs.getLong(9),
+                  rs.getString(10)));
+        }
+      }
+      return out;
     }
   }
 
