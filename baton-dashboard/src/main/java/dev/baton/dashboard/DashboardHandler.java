@@ -17,6 +17,7 @@ import dev.baton.SchemaNotMigratedException;
 import dev.baton.SchemaTooNewException;
 import dev.baton.Secrets;
 import dev.baton.admin.JobBrowser;
+import dev.baton.admin.StatsAdmin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,6 +28,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -165,10 +167,10 @@ final class DashboardHandler implements HttpHandler {
       if (api) {
         sendJson(r, 200, overviewJson(), start);
       } else {
-        sendPage(r, "Queues", pages.overview(views.overview(), now), start);
+        sendPage(r, "Queues", pages.overview(views.overview()), start);
       }
     } else if (!api && path.equals("/fragment/queues")) {
-      send(r, 200, "text/html; charset=utf-8", pages.queues(views.overview(), now), start);
+      send(r, 200, "text/html; charset=utf-8", pages.queues(views.overview()), start);
     } else if (path.equals("/jobs")) {
       JobBrowser.Filter f = r.filter();
       int limit = r.limit();
@@ -182,7 +184,7 @@ final class DashboardHandler implements HttpHandler {
         o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null), start);
+        sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null, now), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {
       if (readOnly) {
@@ -207,6 +209,17 @@ final class DashboardHandler implements HttpHandler {
         sendJson(r, 200, o, start);
       } else {
         sendPage(r, "Nodes", pages.nodes(c, now), start);
+      }
+    } else if (path.equals("/failures")) {
+      String queue = Request.queue("queue", r.param("queue"));
+      List<StatsAdmin.FailureGroup> groups =
+          views.admin.failures(Views.CHART_WINDOW, Views.FAILURE_GROUPS).stream()
+              .filter(g -> queue == null || g.key().queue().equals(queue))
+              .toList();
+      if (api) {
+        sendJson(r, 200, json.createObjectNode().set("failures", json.valueToTree(groups)), start);
+      } else {
+        sendPage(r, "Failures", pages.failures(groups, queue, now), start);
       }
     } else if (path.equals("/periodic")) {
       if (api) {
@@ -483,15 +496,29 @@ final class DashboardHandler implements HttpHandler {
   // ---------------------------------------------------------------- answers
 
   private ObjectNode overviewJson() {
+    Views.Overview view = views.overview();
     ArrayNode queues = json.createArrayNode();
-    for (Views.QueueRow q : views.overview()) {
+    for (Views.QueueRow q : view.queues()) {
       ObjectNode o = json.valueToTree(q.stats());
       o.put("paused", q.paused());
+      if (q.paused()) {
+        o.put("pausedBy", q.info().pausedBy());
+        o.set("pausedAt", json.valueToTree(q.info().pausedAt()));
+      }
+      o.put("liveNodes", q.liveNodes());
+      o.put("unworked", q.unworked());
+      o.put("handlerFailed5m", q.handlerFailed5m());
+      o.put("handlerFailed1h", q.handlerFailed1h());
+      o.put("rescued5m", q.rescues().in5m());
+      o.put("rescued1h", q.rescues().in1h());
       o.set("completed_per_5m_last_hour", json.valueToTree(q.completed()));
       queues.add(o);
     }
     ObjectNode o = json.createObjectNode();
-    o.put("at", Instant.now().toString());
+    o.put("at", view.at().toString());
+    o.put("nodesAlive", view.alive());
+    o.put("nodesStale", view.cluster().nodes().size() - view.alive());
+    o.set("leader", json.valueToTree(view.cluster().leader().orElse(null)));
     o.set("queues", queues);
     return o;
   }

@@ -148,6 +148,8 @@ final class Html {
         .raw("\">Queues</a><a href=\"")
         .text(base + "/jobs")
         .raw("\">Jobs</a><a href=\"")
+        .text(base + "/failures")
+        .raw("\">Failures</a><a href=\"")
         .text(base + "/nodes")
         .raw("\">Nodes</a><a href=\"")
         .text(base + "/periodic")

@@ -8,6 +8,7 @@ import dev.baton.JobError;
 import dev.baton.JobState;
 import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
+import dev.baton.QueueInfo;
 import dev.baton.admin.JobBrowser;
 import dev.baton.admin.PeriodicAdmin;
 import dev.baton.admin.StatsAdmin;
@@ -34,40 +35,142 @@ final class Pages {
 
   // ---------------------------------------------------------------- overview
 
-  /** The queue table alone: what the overview polls and swaps in. */
-  String queues(List<Views.QueueRow> rows, Instant now) {
+  /** The cluster strip and the queue table: what the overview polls and swaps in. */
+  String queues(Views.Overview o) {
     Html h = new Html();
+    Instant now = o.at();
     h.raw("<p class=\"muted\">As of ").text(Html.time(now)).raw("</p>");
+    cluster(h, o);
+    List<Views.QueueRow> rows = o.queues();
     if (rows.isEmpty()) {
       return h.raw("<p>No queues yet: nothing waiting, running or finished lately.</p>").toString();
     }
-    h.raw("<table class=\"queues\"><thead><tr><th>Queue</th><th>State</th><th>Available</th>")
+    long unworked = rows.stream().filter(Views.QueueRow::unworked).count();
+    if (unworked > 0) {
+      h.raw("<p class=\"alert bad\" id=\"unworked\">")
+          .text(
+              unworked
+                  + (unworked == 1 ? " queue has" : " queues have")
+                  + " jobs waiting and no live node working it.")
+          .raw("</p>");
+    }
+    h.raw("<div class=\"scroll\"><table class=\"queues\"><thead><tr><th>Queue</th><th>State</th>")
+        .raw("<th title=\"Live nodes working the queue\">Nodes</th><th>Available</th>")
         .raw("<th>Oldest available</th><th>Running</th><th>Scheduled</th><th>Retryable</th>")
-        .raw("<th>Discarded</th><th>Failed 5 min</th><th>Failed 1 h</th>")
+        .raw("<th>Discarded</th><th title=\"Handler failures / attempts that ended\">")
+        .raw("Failed 5 min</th><th>Failed 1 h</th>")
+        .raw("<th title=\"Attempts given back: node gone or lease lost\">Rescued 1 h</th>")
         .raw("<th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
+    long[] totals = new long[6];
     for (Views.QueueRow r : rows) {
       StatsAdmin.QueueStats s = r.stats();
       String q = Html.url(r.name());
-      h.raw("<tr data-queue=\"").text(r.name()).raw("\"><td><a href=\"");
-      h.text(base + "/jobs?queue=" + q).raw("\">").text(r.name()).raw("</a></td>");
-      h.raw(r.paused() ? "<td class=\"paused\">paused</td>" : "<td>active</td>");
+      h.raw("<tr data-queue=\"").text(r.name()).raw(r.unworked() ? "\" class=\"flag\">" : "\">");
+      h.raw("<td><a href=\"").text(base + "/jobs?queue=" + q).raw("\">").text(r.name());
+      h.raw("</a></td>");
+      if (r.paused()) {
+        QueueInfo info = r.info();
+        h.raw("<td class=\"paused\">paused");
+        h.raw("<div class=\"muted small\" data-paused-by=\"").text(info.pausedBy()).raw("\">");
+        h.text("by " + (info.pausedBy() == null ? "?" : info.pausedBy()));
+        if (info.pausedAt() != null) {
+          h.text(", " + Html.between(info.pausedAt(), now) + " ago");
+          h.raw(" <time>").text(Html.time(info.pausedAt())).raw("</time>");
+        }
+        h.raw("</div></td>");
+      } else {
+        h.raw("<td>active</td>");
+      }
+      h.raw(
+          r.unworked() ? "<td class=\"num bad\" data-nodes=\"0\">none live" : "<td class=\"num\">");
+      h.raw(r.unworked() ? "" : "" + r.liveNodes()).raw("</td>");
       count(h, s.available(), q, "available");
-      h.raw("<td>").text(s.available() == 0 ? "-" : Html.age(s.oldestAvailableAgeSeconds()));
+      h.raw("<td class=\"num ");
+      if (s.available() == 0) {
+        h.raw("\">-");
+      } else {
+        double age = s.oldestAvailableAgeSeconds();
+        h.raw(level(age >= Views.OLDEST_BAD.toSeconds(), age >= Views.OLDEST_WARN.toSeconds()));
+        h.raw("\" data-age=\"").text((long) age).raw("\">").text(Html.age(age));
+      }
       h.raw("</td>");
       count(h, s.running(), q, "running");
       count(h, s.scheduled(), q, "scheduled");
       count(h, s.retryable(), q, "retryable");
       count(h, s.discarded(), q, "discarded");
-      h.raw("<td>").text(Html.share(s.failureShare5m(), s.failed5m() + s.completed5m()));
-      h.raw("</td><td>").text(Html.share(s.failureShare1h(), s.failed1h() + s.completed1h()));
+      share(h, r.handlerFailed5m(), s.completed5m(), "5m");
+      share(h, r.handlerFailed1h(), s.completed1h(), "1h");
+      h.raw("<td class=\"num\">");
+      if (r.rescues().in1h() > 0) {
+        h.raw("<a class=\"warn\" href=\"").text(base + "/failures?queue=" + q).raw("\">");
+        h.text(r.rescues().in1h()).raw("</a>");
+      } else {
+        h.raw("0");
+      }
       h.raw("</td><td>").raw(chart(r.completed())).raw("</td><td>");
       if (!readOnly) {
         String path = base + "/queues/" + q + (r.paused() ? "/resume" : "/pause");
         h.button(path, r.paused() ? "Resume" : "Pause", csrf, null);
       }
       h.raw("</td></tr>");
+      totals[0] += s.available();
+      totals[1] += s.running();
+      totals[2] += s.scheduled();
+      totals[3] += s.retryable();
+      totals[4] += s.discarded();
+      totals[5] += r.rescues().in1h();
     }
-    return h.raw("</tbody></table>").toString();
+    h.raw("</tbody><tfoot><tr><th>All</th><th></th><th class=\"num\">").text(o.alive());
+    h.raw("</th><th class=\"num\">").text(totals[0]).raw("</th><th></th>");
+    for (int i = 1; i < 5; i++) {
+      h.raw("<th class=\"num\">").text(totals[i]).raw("</th>");
+    }
+    h.raw("<th></th><th></th><th class=\"num\">").text(totals[5]);
+    return h.raw("</th><th></th><th></th></tr></tfoot></table></div>").toString();
+  }
+
+  /** The cluster strip: live and stale nodes and the leader. */
+  private void cluster(Html h, Views.Overview o) {
+    long alive = o.alive();
+    long stale = o.cluster().nodes().size() - alive;
+    LeaderInfo l = o.cluster().leader().orElse(null);
+    boolean leading = l != null && !l.expiresAt().isBefore(o.at());
+    h.raw("<p class=\"cluster\" id=\"cluster\"><a href=\"").text(base + "/nodes").raw("\">");
+    h.raw("<span class=\"").raw(alive == 0 ? "bad" : "ok").raw("\" data-alive=\"").text(alive);
+    h.raw("\">").text(alive + (alive == 1 ? " node alive" : " nodes alive")).raw("</span>");
+    if (stale > 0) {
+      h.raw(", <span class=\"warn\" data-stale=\"").text(stale).raw("\">").text(stale + " stale");
+      h.raw("</span>").text(" (no heartbeat for " + Views.STALE_AFTER.toSeconds() + " s)");
+    }
+    h.raw("</a> · ");
+    if (leading) {
+      h.raw("<span class=\"ok\">").text("leader " + l.nodeId()).raw("</span>");
+    } else {
+      h.raw("<span class=\"bad\">")
+          .text(l == null ? "no leader was ever elected" : "no leader (lease of " + l.nodeId())
+          .text(l == null ? "" : " expired " + Html.between(l.expiresAt(), o.at()) + " ago)")
+          .raw("</span>");
+    }
+    h.raw("</p>");
+  }
+
+  private static String level(boolean bad, boolean warn) {
+    return bad ? "bad" : warn ? "warn" : "ok";
+  }
+
+  /**
+   * A failure share with its sample, e.g. {@code 12.5% of 16}: handler failures over attempts that
+   * ended (completed or failed by the handler); coloured from {@link Views#MIN_SAMPLE} attempts on.
+   */
+  private static void share(Html h, long failed, long completed, String window) {
+    long ended = failed + completed;
+    double ratio = ended == 0 ? 0 : (double) failed / ended;
+    String cls =
+        ended < Views.MIN_SAMPLE
+            ? "few"
+            : level(ratio >= Views.FAILURE_BAD, ratio >= Views.FAILURE_WARN);
+    h.raw("<td class=\"num ").raw(cls).raw("\" data-share=\"").text(window).raw("\">");
+    h.text(ended == 0 ? "-" : Html.share(ratio, ended) + " of " + ended).raw("</td>");
   }
 
   private void count(Html h, long n, String queue, String state) {
@@ -116,20 +219,61 @@ final class Pages {
     return h.raw("</svg>").text(" " + total).toString();
   }
 
-  String overview(List<Views.QueueRow> rows, Instant now) {
+  String overview(Views.Overview o) {
     return new Html()
         .raw("<div id=\"queues\" data-refresh=\"")
         .text(base + "/fragment/queues")
         .raw("\">")
-        .raw(queues(rows, now))
-        .raw("</div><p class=\"muted\">Refreshes every 5 seconds. Failed = failed attempts /")
-        .raw(" attempts that ended in the window.</p>")
+        .raw(queues(o))
+        .raw("</div><p class=\"muted\">Refreshes every 5 seconds. Failed = attempts whose")
+        .raw(" handler failed / attempts that ended (completed or failed), of that many;")
+        .raw(" rescues (node gone, lease lost) are counted apart. Coloured from ")
+        .text(Views.MIN_SAMPLE + " attempts: ")
+        .text(Math.round(Views.FAILURE_WARN * 100) + "% warns, ")
+        .text(Math.round(Views.FAILURE_BAD * 100) + "% is bad; the oldest available job warns ")
+        .text("from " + Views.OLDEST_WARN.toMinutes() + " min, is bad from ")
+        .text(Views.OLDEST_BAD.toMinutes() + " min.")
+        .raw("</p>")
         .toString();
   }
 
   // ---------------------------------------------------------------- jobs
 
-  String jobs(JobBrowser.Filter f, int limit, JobBrowser.Page page, boolean firstPage) {
+  // How long the latest attempt ran: until now while running, until the end when final.
+  private static String ran(Job j, Instant now) {
+    if (j.attemptedAt() == null) {
+      return "-";
+    }
+    if (j.state() == JobState.RUNNING) {
+      return Html.between(j.attemptedAt(), now);
+    }
+    return j.finalizedAt() == null || j.finalizedAt().isBefore(j.attemptedAt())
+        ? "-"
+        : Html.between(j.attemptedAt(), j.finalizedAt());
+  }
+
+  /** The job's last error entry: its class (or rescue), message and root cause, cut short. */
+  private static void lastError(Html h, Job j) {
+    if (j.errors().isEmpty()) {
+      h.raw("-");
+      return;
+    }
+    JobError e = j.errors().get(j.errors().size() - 1);
+    h.raw("<span class=\"error-class\">").text(e.error()).raw("</span>");
+    if (e.isRescue()) {
+      h.raw(" <span class=\"badge\">rescue</span>");
+    }
+    if (e.message() != null) {
+      h.raw("<div>").text(Html.cut(e.message(), 120)).raw("</div>");
+    }
+    String root = e.rootCause();
+    if (root != null) {
+      h.raw("<div class=\"muted\">caused by ").text(Html.cut(root, 120)).raw("</div>");
+    }
+  }
+
+  String jobs(
+      JobBrowser.Filter f, int limit, JobBrowser.Page page, boolean firstPage, Instant now) {
     Html h = new Html();
     h.raw("<form class=\"filter\" method=\"get\" action=\"").text(base + "/jobs").raw("\">");
     h.raw("<label>State <select name=\"state\"><option value=\"\">any</option>");
@@ -148,20 +292,25 @@ final class Pages {
     if (page.jobs().isEmpty() && !page.scanLimited()) {
       h.raw("<p id=\"no-jobs\">No jobs match.</p>");
     } else if (!page.jobs().isEmpty()) {
-      h.raw("<table class=\"jobs\"><thead><tr><th>Id</th><th>Queue</th><th>Kind</th>")
-          .raw("<th>State</th><th>Attempt</th><th>")
+      h.raw("<div class=\"scroll\"><table class=\"jobs\"><thead><tr><th>Id</th><th>Queue</th>")
+          .raw("<th>Kind</th><th>State</th><th>Attempt</th><th>")
           .text(timeLabel(f.state()))
-          .raw("</th><th>Args</th></tr></thead><tbody>");
+          .raw("</th><th>Node</th><th title=\"Run time of the latest attempt\">Ran</th>")
+          .raw("<th>Last error</th><th>Args</th></tr></thead><tbody>");
       for (Job j : page.jobs()) {
         h.raw("<tr data-id=\"").text(j.id()).raw("\"><td><a href=\"");
         h.text(base + "/jobs/" + j.id()).raw("\">").text(j.id()).raw("</a></td><td>");
         h.text(j.queue()).raw("</td><td>").text(j.kind()).raw("</td><td class=\"state ");
         h.text(j.state().dbName()).raw("\">").text(j.state().dbName()).raw("</td><td>");
         h.text(j.attempt() + "/" + j.maxAttempts()).raw("</td><td>");
-        h.text(Html.time(sortTime(f.state(), j))).raw("</td><td class=\"args\">");
+        h.text(Html.time(sortTime(f.state(), j))).raw("</td><td>");
+        h.text(j.attemptedBy() == null ? "-" : j.attemptedBy()).raw("</td><td class=\"num\">");
+        h.text(ran(j, now)).raw("</td><td class=\"error-cell\">");
+        lastError(h, j);
+        h.raw("</td><td class=\"args\">");
         h.text(Html.cut(j.args().toString(), 80)).raw("</td></tr>");
       }
-      h.raw("</tbody></table>");
+      h.raw("</tbody></table></div>");
     }
     if (page.scanLimited()) {
       // The filter's queue or kind is checked on the rows read, at most a budget of them a page:
@@ -365,7 +514,8 @@ final class Pages {
     if (j.errors().isEmpty()) {
       h.raw("<p>No failed attempt.</p>");
     } else {
-      h.raw("<table class=\"attempts\"><thead><tr><th>Attempt</th><th>At</th><th>Error</th>")
+      h.raw(
+              "<div class=\"scroll\"><table class=\"attempts\"><thead><tr><th>Attempt</th><th>At</th><th>Error</th>")
           .raw("<th>Message</th></tr></thead><tbody>");
       for (JobError e : j.errors()) {
         h.raw("<tr><td>").text(e.attempt()).raw("</td><td>").text(Html.time(e.at()));
@@ -379,7 +529,7 @@ final class Pages {
         }
         h.raw("</td></tr>");
       }
-      h.raw("</tbody></table>");
+      h.raw("</tbody></table></div>");
     }
     h.raw("<h2>Timeline</h2><ol class=\"timeline\">");
     for (Event e : timeline(j, now)) {
@@ -393,7 +543,7 @@ final class Pages {
    * lease ran out, and the attempt was given back.
    */
   static boolean isRescue(JobError e) {
-    return "node_gone".equals(e.error()) || "lease_expired".equals(e.error());
+    return e.isRescue();
   }
 
   /** The sign-in form of token mode, shown on its 401 page; {@code next} is where it goes on. */
@@ -497,6 +647,42 @@ final class Pages {
     }
   }
 
+  // ---------------------------------------------------------------- failures
+
+  /** Failed attempts grouped by queue, kind, error and root cause; rescues marked. */
+  String failures(List<StatsAdmin.FailureGroup> groups, String queue, Instant now) {
+    Html h = new Html();
+    h.raw("<p class=\"muted\">Failed attempts of the last hour (handler failures, timeouts and")
+        .raw(" rescues; not cancels), largest groups first")
+        .text(queue == null ? "" : ", queue " + queue)
+        .raw(". As of ")
+        .text(Html.time(now))
+        .raw(".</p>");
+    if (groups.isEmpty()) {
+      return h.raw("<p id=\"no-failures\">No failed attempt in the last hour.</p>").toString();
+    }
+    h.raw("<div class=\"scroll\"><table class=\"failures\"><thead><tr><th>Queue</th>")
+        .raw("<th>Kind</th><th>Error</th><th>Root cause</th><th>Count</th><th>Last 5 min</th>")
+        .raw("<th>First seen</th><th>Last seen</th><th>Last job</th></tr></thead><tbody>");
+    for (StatsAdmin.FailureGroup g : groups) {
+      StatsAdmin.FailureKey k = g.key();
+      h.raw("<tr class=\"").raw(k.rescue() ? "rescue" : "failure").raw("\"><td>");
+      h.raw("<a href=\"").text(base + "/jobs?queue=" + Html.url(k.queue())).raw("\">");
+      h.text(k.queue()).raw("</a></td><td><a href=\"");
+      h.text(base + "/jobs?queue=" + Html.url(k.queue()) + "&kind=" + Html.url(k.kind()));
+      h.raw("\">").text(k.kind()).raw("</a></td><td class=\"error-class\">").text(k.error());
+      h.raw(k.rescue() ? " <span class=\"badge\">rescue</span>" : "").raw("</td><td>");
+      h.text(k.rootCause() == null ? "-" : k.rootCause()).raw("</td><td class=\"num\">");
+      h.text(g.count()).raw("</td><td class=\"num\">").text(g.count5m()).raw("</td><td>");
+      h.text(Html.between(g.firstAt(), now) + " ago").raw("</td><td>");
+      h.text(Html.between(g.lastAt(), now) + " ago").raw("</td><td><a class=\"last-job\" href=\"");
+      h.text(base + "/jobs/" + g.last().jobId()).raw("\">").text(g.last().jobId()).raw("</a> ");
+      h.raw("<span class=\"muted\">").text(Html.cut(String.valueOf(g.last().message()), 120));
+      h.raw("</span></td></tr>");
+    }
+    return h.raw("</tbody></table></div>").toString();
+  }
+
   // ---------------------------------------------------------------- nodes, periodic
 
   String nodes(Views.Cluster c, Instant now) {
@@ -516,7 +702,8 @@ final class Pages {
     if (c.nodes().isEmpty()) {
       return h.raw("<p>No node is registered.</p>").toString();
     }
-    h.raw("<table class=\"nodes\"><thead><tr><th>Node</th><th>Host</th><th>Pid</th>")
+    h.raw(
+            "<div class=\"scroll\"><table class=\"nodes\"><thead><tr><th>Node</th><th>Host</th><th>Pid</th>")
         .raw("<th>Queues</th><th>Version</th><th>Started</th><th>Last heartbeat</th></tr>")
         .raw("</thead><tbody>");
     for (NodeInfo n : c.nodes()) {
@@ -527,7 +714,7 @@ final class Pages {
       h.text(Html.time(n.startedAt())).raw("</td><td>").text(Html.time(n.heartbeatAt()));
       h.text(" (" + Html.between(n.heartbeatAt(), now) + " ago)").raw("</td></tr>");
     }
-    return h.raw("</tbody></table>").toString();
+    return h.raw("</tbody></table></div>").toString();
   }
 
   String periodic(List<PeriodicAdmin.PeriodicInfo> list) {
@@ -535,7 +722,8 @@ final class Pages {
     if (list.isEmpty()) {
       return h.raw("<p>No periodic job has been registered with a leader.</p>").toString();
     }
-    h.raw("<table class=\"periodic\"><thead><tr><th>Name</th><th>Schedule</th><th>Last due</th>")
+    h.raw(
+            "<div class=\"scroll\"><table class=\"periodic\"><thead><tr><th>Name</th><th>Schedule</th><th>Last due</th>")
         .raw("<th>Last job</th><th>Next due</th></tr></thead><tbody>");
     for (PeriodicAdmin.PeriodicInfo p : list) {
       h.raw("<tr><td>").text(p.name()).raw("</td><td><code>").text(p.schedule());
@@ -549,6 +737,6 @@ final class Pages {
       }
       h.raw("</td><td>").text(Html.time(p.nextDueAt())).raw("</td></tr>");
     }
-    return h.raw("</tbody></table>").toString();
+    return h.raw("</tbody></table></div>").toString();
   }
 }

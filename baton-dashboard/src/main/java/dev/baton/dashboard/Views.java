@@ -1,5 +1,6 @@
 package dev.baton.dashboard;
 
+import dev.baton.BatonConfig;
 import dev.baton.InvalidConfigException;
 import dev.baton.Job;
 import dev.baton.JobState;
@@ -11,6 +12,7 @@ import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
 import dev.baton.admin.StatsAdmin;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,29 +60,115 @@ final class Views {
     return pausedBy;
   }
 
-  /** A queue on the overview: its figures, whether it is paused, its completions per bucket. */
-  record QueueRow(String name, StatsAdmin.QueueStats stats, QueueInfo info, List<Long> completed) {
+  /**
+   * A node whose registry heartbeat is older than this is shown as stale: 30 seconds, three of the
+   * default node heartbeat intervals ({@link
+   * dev.baton.BatonConfig#DEFAULT_NODE_HEARTBEAT_INTERVAL}).
+   */
+  static final Duration STALE_AFTER = BatonConfig.DEFAULT_NODE_HEARTBEAT_INTERVAL.multipliedBy(3);
+
+  /** The oldest available job's age from which it is shown as a warning: 1 minute. */
+  static final Duration OLDEST_WARN = Duration.ofMinutes(1);
+
+  /** The oldest available job's age from which it is shown as bad: 5 minutes. */
+  static final Duration OLDEST_BAD = Duration.ofMinutes(5);
+
+  /** The handler failure share from which it is shown as a warning: 5%. */
+  static final double FAILURE_WARN = 0.05;
+
+  /** The handler failure share from which it is shown as bad: 25%. */
+  static final double FAILURE_BAD = 0.25;
+
+  /** Fewer attempts than this in a window are too few to colour a failure share: 20. */
+  static final long MIN_SAMPLE = 20;
+
+  /** Failure groups read for the overview and the failures page: at most 500. */
+  static final int FAILURE_GROUPS = StatsAdmin.MAX_FAILURE_GROUPS;
+
+  /** Rescues of a queue (attempts given back because the node or its lease was lost). */
+  record Rescues(long in5m, long in1h) {}
+
+  /**
+   * A queue on the overview: its figures, its control row (paused, by whom, since when), its
+   * completions per bucket, the live nodes working it, and its rescues (counted in the figures'
+   * failed attempts, shown apart).
+   */
+  record QueueRow(
+      String name,
+      StatsAdmin.QueueStats stats,
+      QueueInfo info,
+      List<Long> completed,
+      int liveNodes,
+      Rescues rescues) {
     boolean paused() {
       return info != null && info.paused();
     }
+
+    /** Failed attempts of handlers in the last 5 minutes: failed attempts less rescues. */
+    long handlerFailed5m() {
+      return Math.max(0, stats.failed5m() - rescues.in5m());
+    }
+
+    /** Failed attempts of handlers in the last hour. */
+    long handlerFailed1h() {
+      return Math.max(0, stats.failed1h() - rescues.in1h());
+    }
+
+    /** Jobs are waiting to be claimed and no live node works the queue. */
+    boolean unworked() {
+      return stats.available() > 0 && liveNodes == 0 && !paused();
+    }
   }
 
-  /** Every queue the cluster knows or has figures for, by name. */
-  List<QueueRow> overview() {
+  /** The overview: the cluster and every queue. */
+  record Overview(Cluster cluster, List<QueueRow> queues, Instant at) {
+
+    /** The nodes whose heartbeat is recent. */
+    long alive() {
+      return cluster.nodes().stream().filter(n -> Views.alive(n, at)).count();
+    }
+  }
+
+  /** Whether {@code node}'s heartbeat is within {@link #STALE_AFTER} of {@code now}. */
+  static boolean alive(NodeInfo node, Instant now) {
+    return node.heartbeatAt() != null && !node.heartbeatAt().plus(STALE_AFTER).isBefore(now);
+  }
+
+  /**
+   * Every queue with figures, completions, a live or stale node working it, or paused: a queue
+   * known only by its control row is shown while it is paused; once resumed, a name that no job and
+   * no node has is nothing to look at.
+   */
+  Overview overview() {
+    Instant now = Instant.now();
     Map<String, StatsAdmin.QueueStats> figures = new TreeMap<>();
     admin.stats().forEach(q -> figures.put(q.queue(), q));
-    // A queue known only by its control row is shown while it is paused: once resumed, a name
-    // that no job and no node has is nothing to look at.
     Map<String, QueueInfo> infos = new TreeMap<>();
     admin.queues().forEach(q -> infos.put(q.name(), q));
-    Set<String> shown = new TreeSet<>(figures.keySet());
-    infos.values().stream().filter(QueueInfo::paused).forEach(q -> shown.add(q.name()));
     Map<String, List<Long>> completed = new TreeMap<>();
     admin
         .completions(CHART_WINDOW, CHART_BUCKET)
         .forEach(c -> completed.put(c.queue(), c.completed()));
+    Cluster cluster = cluster();
+    Map<String, Integer> live = new TreeMap<>();
+    Set<String> shown = new TreeSet<>(figures.keySet());
     shown.addAll(completed.keySet());
-    admin.nodes().forEach(n -> shown.addAll(n.queues()));
+    infos.values().stream().filter(QueueInfo::paused).forEach(q -> shown.add(q.name()));
+    for (NodeInfo n : cluster.nodes()) {
+      shown.addAll(n.queues());
+      if (alive(n, now)) {
+        n.queues().forEach(q -> live.merge(q, 1, Integer::sum));
+      }
+    }
+    Map<String, Rescues> rescues = new TreeMap<>();
+    for (StatsAdmin.FailureGroup g : admin.failures(CHART_WINDOW, FAILURE_GROUPS)) {
+      if (g.key().rescue()) {
+        rescues.merge(
+            g.key().queue(),
+            new Rescues(g.count5m(), g.count()),
+            (a, b) -> new Rescues(a.in5m() + b.in5m(), a.in1h() + b.in1h()));
+      }
+    }
     int bars = (int) (CHART_WINDOW.toSeconds() / CHART_BUCKET.toSeconds());
     List<QueueRow> out = new ArrayList<>();
     for (String n : shown) {
@@ -89,9 +177,11 @@ final class Views {
               n,
               figures.getOrDefault(n, empty(n)),
               infos.get(n),
-              completed.getOrDefault(n, java.util.Collections.nCopies(bars, 0L))));
+              completed.getOrDefault(n, java.util.Collections.nCopies(bars, 0L)),
+              live.getOrDefault(n, 0),
+              rescues.getOrDefault(n, new Rescues(0, 0))));
     }
-    return out;
+    return new Overview(cluster, out, now);
   }
 
   private static StatsAdmin.QueueStats empty(String queue) {
