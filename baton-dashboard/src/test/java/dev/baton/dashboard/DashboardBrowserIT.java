@@ -231,6 +231,38 @@ class DashboardBrowserIT {
   }
 
   @Test
+  void everyPageFitsA420PixelScreenAndALongStackTraceLineWraps() {
+    long id =
+        f.count(
+            "INSERT INTO %s.job (queue, kind, state, attempt, finalized_at, errors) VALUES"
+                + " ('narrow', 'k', 'discarded', 1, now(), jsonb_build_array(jsonb_build_object("
+                + "'attempt', 1, 'at', now(), 'error', 'java.lang.IllegalStateException',"
+                + " 'message', repeat('m', 300), 'trace', 'java.lang.IllegalStateException: '"
+                + " || repeat('x', 2000) || chr(10) || 'Caused by: java.io.IOException: '"
+                + " || repeat('y', 500)))) RETURNING id");
+    org.openqa.selenium.Dimension wide = browser.manage().window().getSize();
+    try {
+      browser.manage().window().setSize(new org.openqa.selenium.Dimension(420, 900));
+      for (String path :
+          new String[] {
+            "/", "/jobs?state=discarded", "/jobs/" + id, "/failures", "/nodes", "/periodic"
+          }) {
+        browser.get(url(path));
+        waiting().until(d -> d.findElement(By.tagName("h1")).isDisplayed());
+        ((JavascriptExecutor) browser)
+            .executeScript("document.querySelectorAll('details').forEach(e => e.open = true)");
+        Object overflow =
+            ((JavascriptExecutor) browser)
+                .executeScript(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+        assertThat(((Number) overflow).longValue()).as(path).isLessThanOrEqualTo(0);
+      }
+    } finally {
+      browser.manage().window().setSize(wide);
+    }
+  }
+
+  @Test
   void aFormWithoutItsCsrfTokenIsRefused() {
     long id = Seed.discarded(f, "forms", "{}");
     browser.get(url("/jobs/" + id));
