@@ -209,6 +209,35 @@ public final class BatonAdmin {
     new Migrator(dataSource, schema.name()).requireLatest();
   }
 
+  /**
+   * Retries many jobs in batched statements; returns how many were retried. See {@link
+   * JobAdmin#retryAll}.
+   */
+  public long retryAll(List<Long> ids, String by) {
+    return jobs.retryAll(ids, by);
+  }
+
+  /**
+   * Makes the waiting ones of many jobs available now; returns how many. See {@link
+   * JobAdmin#runNowAll}.
+   */
+  public long runNowAll(List<Long> ids, String by) {
+    return jobs.runNowAll(ids, by);
+  }
+
+  /**
+   * Cancels many jobs in batched statements; returns how many changed. See {@link
+   * JobAdmin#cancelAll}.
+   */
+  public long cancelAll(List<Long> ids, String by) {
+    return jobs.cancelAll(ids, by);
+  }
+
+  /** Deletes many jobs that are not running; returns how many. See {@link JobAdmin#deleteAll}. */
+  public long deleteAll(List<Long> ids) {
+    return jobs.deleteAll(ids);
+  }
+
   /** Deletes a job that is not running. See {@link JobAdmin#delete}. */
   public JobAdmin.DeleteResult delete(long id) {
     return jobs.delete(id);
