@@ -27,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -184,21 +185,25 @@ final class DashboardHandler implements HttpHandler {
         o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null, now), start);
+        sendPage(r, "Jobs", live(r, pages.jobs(f, limit, page, after == null, now)), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {
       if (readOnly) {
         throw new BadRequest(403, "this dashboard is read-only; actions are turned off");
       }
       JobBrowser.Filter f = r.filter();
-      String action = bulkAction(r, f);
-      sendPage(r, "Bulk " + action, pages.bulkConfirm(action, f, views.bulkCount(f)), start);
+      Views.BulkAction action = Views.BulkAction.of(r.param("action"));
+      sendPage(
+          r,
+          "Bulk " + action.param,
+          pages.bulkConfirm(action, f, views.bulkCount(action, f)),
+          start);
     } else if ((m = JOB.matcher(path)).matches()) {
       Job job = views.job(Request.id("id", m.group(1)));
       if (api) {
         sendJson(r, 200, json.valueToTree(job), start);
       } else {
-        sendPage(r, "Job " + job.id(), pages.job(job, now), start);
+        sendPage(r, "Job " + job.id(), live(r, pages.job(job, now)), start);
       }
     } else if (path.equals("/nodes")) {
       Views.Cluster c = views.cluster();
@@ -239,10 +244,19 @@ final class DashboardHandler implements HttpHandler {
     String by = actor(r);
     if (path.equals("/jobs/bulk")) {
       JobBrowser.Filter f = r.filter();
-      String action = bulkAction(r, f);
-      String expected = r.param("expected");
-      Views.BulkOutcome b =
-          views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected), by);
+      Views.BulkAction action = Views.BulkAction.of(r.param("action"));
+      List<String> selected = r.formAll("ids");
+      Views.BulkOutcome b;
+      if (!selected.isEmpty()) {
+        List<Long> ids = new ArrayList<>(selected.size());
+        for (String id : selected) {
+          ids.add(Request.id("ids", id));
+        }
+        b = views.bulk(action, ids, by);
+      } else {
+        String expected = r.param("expected");
+        b = views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected), by);
+      }
       if (api) {
         ObjectNode n = json.createObjectNode();
         n.put("action", b.action()).put("done", b.done()).put("skipped", b.skipped());
@@ -252,7 +266,7 @@ final class DashboardHandler implements HttpHandler {
         redirect(
             r,
             "/jobs?" + Pages.query(f, JobBrowser.DEFAULT_PAGE_SIZE, null),
-            Banner.bulkQuery(action, b.done(), b.skipped()));
+            Banner.bulkQuery(action.param, b.done(), b.skipped()));
       }
       return;
     } else if ((m = JOB_ACTION.matcher(path)).matches()) {
@@ -308,21 +322,6 @@ final class DashboardHandler implements HttpHandler {
   private String actor(Request r) {
     String user = auth.user(r.exchange);
     return user == null || user.isBlank() ? views.defaultActor() : user.strip();
-  }
-
-  private static String bulkAction(Request r, JobBrowser.Filter f) {
-    String action = r.param("action");
-    if (!"retry".equals(action) && !"delete".equals(action)) {
-      throw BadRequest.of(
-          "invalid parameter action: expected retry or delete, got "
-              + (action == null ? "none" : Request.shown(action)));
-    }
-    if (action.equals("retry") && f.state() == JobState.AVAILABLE) {
-      throw BadRequest.of(
-          "invalid bulk retry: available jobs are waiting to run already; retry applies to"
-              + " scheduled, retryable, completed, cancelled and discarded jobs");
-    }
-    return action;
   }
 
   /**
@@ -532,6 +531,23 @@ final class DashboardHandler implements HttpHandler {
       r.exchange.getResponseHeaders().set("Cache-Control", "max-age=300");
       send(r, 200, ASSETS.get(path), new String(in.readAllBytes(), StandardCharsets.UTF_8), start);
     }
+  }
+
+  /**
+   * {@code body} as the live part of its page: with "Live" ticked, the page's script fetches the
+   * same address every 5 seconds and swaps the part in.
+   */
+  private static String live(Request r, String body) {
+    String query = r.exchange.getRequestURI().getRawQuery();
+    String self = r.base + r.path + (query == null ? "" : "?" + query);
+    return new Html()
+        .raw("<p class=\"live\"><label><input type=\"checkbox\" id=\"live\"> Live (refresh")
+        .raw(" every 5 s)</label></p><div id=\"live-part\" data-refresh=\"")
+        .text(self)
+        .raw("\">")
+        .raw(body)
+        .raw("</div>")
+        .toString();
   }
 
   private void sendPage(Request r, String title, String body, long start) throws IOException {

@@ -292,13 +292,30 @@ final class Pages {
     if (page.jobs().isEmpty() && !page.scanLimited()) {
       h.raw("<p id=\"no-jobs\">No jobs match.</p>");
     } else if (!page.jobs().isEmpty()) {
-      h.raw("<div class=\"scroll\"><table class=\"jobs\"><thead><tr><th>Id</th><th>Queue</th>")
+      boolean select = !readOnly;
+      if (select) {
+        // One form around the table: a checkbox per job, the actions below it.
+        h.raw("<form id=\"selection\" method=\"post\" action=\"").text(base + "/jobs/bulk");
+        h.raw("\" data-confirm=\"Apply this action to the selected jobs?\">");
+        h.raw("<input type=\"hidden\" name=\"csrf\" value=\"").text(csrf).raw("\">");
+        hiddenFilter(h, f);
+      }
+      h.raw("<div class=\"scroll\"><table class=\"jobs\"><thead><tr>");
+      if (select) {
+        h.raw("<th><input type=\"checkbox\" id=\"select-all\" title=\"Select all on this page\">");
+        h.raw("</th>");
+      }
+      h.raw("<th>Id</th><th>Queue</th>")
           .raw("<th>Kind</th><th>State</th><th>Attempt</th><th>")
           .text(timeLabel(f.state()))
           .raw("</th><th>Node</th><th title=\"Run time of the latest attempt\">Ran</th>")
           .raw("<th>Last error</th><th>Args</th></tr></thead><tbody>");
       for (Job j : page.jobs()) {
-        h.raw("<tr data-id=\"").text(j.id()).raw("\"><td><a href=\"");
+        h.raw("<tr data-id=\"").text(j.id()).raw("\">");
+        if (select) {
+          h.raw("<td><input type=\"checkbox\" name=\"ids\" value=\"").text(j.id()).raw("\"></td>");
+        }
+        h.raw("<td><a href=\"");
         h.text(base + "/jobs/" + j.id()).raw("\">").text(j.id()).raw("</a></td><td>");
         h.text(j.queue()).raw("</td><td>").text(j.kind()).raw("</td><td class=\"state ");
         h.text(j.state().dbName()).raw("\">").text(j.state().dbName()).raw("</td><td>");
@@ -311,6 +328,14 @@ final class Pages {
         h.text(Html.cut(j.args().toString(), 80)).raw("</td></tr>");
       }
       h.raw("</tbody></table></div>");
+      if (select) {
+        h.raw("<p class=\"bulk\">Selected jobs: ");
+        for (Views.BulkAction a : Views.BulkAction.values()) {
+          h.raw("<button type=\"submit\" name=\"action\" value=\"").text(a.param).raw("\">");
+          h.text(a.label).raw("</button> ");
+        }
+        h.raw("</p></form>");
+      }
     }
     if (page.scanLimited()) {
       // The filter's queue or kind is checked on the rows read, at most a budget of them a page:
@@ -337,16 +362,18 @@ final class Pages {
       h.raw("\">Next page</a>");
     }
     h.raw("</p>");
-    if (!readOnly && f.state() != null && f.state() != JobState.RUNNING) {
+    if (!readOnly && f.state() != null) {
+      // Only the actions that can change a job in this state (retrying an available job, say,
+      // changes nothing: it is waiting to run already).
       h.raw("<p class=\"bulk\">All jobs matching this filter: ");
-      // Retrying an available job changes nothing: it is waiting to run already.
-      if (f.state() != JobState.AVAILABLE) {
-        h.raw("<a id=\"bulk-retry\" href=\"");
-        h.text(base + "/jobs/bulk?action=retry&" + query(f, limit, null)).raw("\">Retry…</a> ");
+      for (Views.BulkAction a : Views.BulkAction.values()) {
+        if (a.states.contains(f.state())) {
+          h.raw("<a id=\"bulk-").text(a.param).raw("\" href=\"");
+          h.text(base + "/jobs/bulk?action=" + a.param + "&" + query(f, limit, null));
+          h.raw("\">").text(a.label).raw("…</a> ");
+        }
       }
-      h.raw("<a id=\"bulk-delete\" href=\"");
-      h.text(base + "/jobs/bulk?action=delete&" + query(f, limit, null));
-      h.raw("\">Delete…</a></p>");
+      h.raw("</p>");
     }
     return h.toString();
   }
@@ -415,9 +442,24 @@ final class Pages {
     return String.join("&", parts);
   }
 
-  String bulkConfirm(String action, JobBrowser.Filter f, long count) {
+  private static void hiddenFilter(Html h, JobBrowser.Filter f) {
+    String[][] fields = {
+      {"state", f.state() == null ? null : f.state().dbName()},
+      {"queue", f.queue()},
+      {"kind", f.kind()},
+      {"key", f.idempotencyKey()}
+    };
+    for (String[] field : fields) {
+      if (field[1] != null) {
+        h.raw("<input type=\"hidden\" name=\"").text(field[0]).raw("\" value=\"");
+        h.text(field[1]).raw("\">");
+      }
+    }
+  }
+
+  String bulkConfirm(Views.BulkAction action, JobBrowser.Filter f, long count) {
     Html h = new Html();
-    String what = action.equals("retry") ? "Retry" : "Delete";
+    String what = action.label;
     h.raw("<p id=\"bulk-count\">");
     if (count > Views.MAX_BULK) {
       h.text("More than " + Views.MAX_BULK + " jobs match; this action takes the first ");
@@ -429,7 +471,7 @@ final class Pages {
     if (count == 0) {
       return h.raw("<p>Nothing to do.</p>").toString();
     }
-    List<String> hidden = new ArrayList<>(List.of("action", action, "expected", "" + count));
+    List<String> hidden = new ArrayList<>(List.of("action", action.param, "expected", "" + count));
     if (f.state() != null) {
       hidden.addAll(List.of("state", f.state().dbName()));
     }

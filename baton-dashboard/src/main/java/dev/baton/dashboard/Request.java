@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,6 +32,7 @@ final class Request {
   final String method;
   private final Map<String, String> query;
   private Map<String, String> form;
+  private String rawForm = "";
 
   Request(HttpExchange exchange) {
     this.exchange = exchange;
@@ -64,12 +67,29 @@ final class Request {
         if (body.length > MAX_FORM_BYTES) {
           throw new BadRequest(413, "form body over " + MAX_FORM_BYTES + " bytes");
         }
-        form = parse(new String(body, StandardCharsets.UTF_8));
+        rawForm = new String(body, StandardCharsets.UTF_8);
+        form = parse(rawForm);
       } catch (IOException e) {
         throw BadRequest.of("cannot read the form body: " + e.getMessage());
       }
     }
     return form;
+  }
+
+  /** Every value of form field {@code name}, in order (checkboxes of one name); empty for none. */
+  List<String> formAll(String name) {
+    form();
+    List<String> out = new ArrayList<>();
+    for (String pair : rawForm.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0 && URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8).equals(name)) {
+        String v = URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        if (!v.isBlank()) {
+          out.add(v.strip());
+        }
+      }
+    }
+    return out;
   }
 
   /** The value of cookie {@code name}, or null. */

@@ -14,6 +14,7 @@ import dev.baton.admin.StatsAdmin;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -325,62 +326,143 @@ final class Views {
         : new Outcome(200, "not_paused", "queue " + queue + " was not paused", null);
   }
 
+  /** The actions of a bulk request, each with the states it applies to. */
+  enum BulkAction {
+    RETRY(
+        "retry",
+        "retried",
+        "Retry",
+        EnumSet.of(
+            JobState.SCHEDULED,
+            JobState.RETRYABLE,
+            JobState.COMPLETED,
+            JobState.CANCELLED,
+            JobState.DISCARDED)),
+    RUN("run", "made available now", "Run now", EnumSet.of(JobState.SCHEDULED, JobState.RETRYABLE)),
+    CANCEL(
+        "cancel",
+        "cancelled",
+        "Cancel",
+        EnumSet.of(JobState.SCHEDULED, JobState.AVAILABLE, JobState.RETRYABLE, JobState.RUNNING)),
+    DELETE("delete", "deleted", "Delete", EnumSet.complementOf(EnumSet.of(JobState.RUNNING)));
+
+    final String param;
+    final String done;
+    final String label;
+    final Set<JobState> states;
+
+    BulkAction(String param, String done, String label, Set<JobState> states) {
+      this.param = param;
+      this.done = done;
+      this.label = label;
+      this.states = states;
+    }
+
+    /** The action named {@code param}, or a 400 naming the four. */
+    static BulkAction of(String param) {
+      for (BulkAction a : values()) {
+        if (a.param.equals(param)) {
+          return a;
+        }
+      }
+      throw BadRequest.of(
+          "invalid parameter action: expected retry, run, cancel or delete, got "
+              + (param == null ? "none" : Request.shown(param)));
+    }
+
+    /** The names of the states it applies to, e.g. {@code scheduled, retryable}. */
+    String stateNames() {
+      return String.join(", ", states.stream().map(JobState::dbName).toList());
+    }
+  }
+
   /** The jobs a bulk action would touch now, counted up to {@value #MAX_BULK} + 1. */
-  long bulkCount(JobBrowser.Filter filter) {
-    requireBulkFilter(filter);
+  long bulkCount(BulkAction action, JobBrowser.Filter filter) {
+    requireBulkFilter(action, filter);
     return admin.count(filter, MAX_BULK + 1L);
   }
 
-  /** What a bulk action did. */
+  /** What a bulk action did: jobs changed, and jobs read but left as they were. */
   record BulkOutcome(String action, long done, long skipped, String message) {}
 
   /**
-   * Retries or deletes every job matching {@code filter}, at most {@value #MAX_BULK}, one by one
-   * through the admin API (each with its state check); submit again for the rest. {@code expected}
-   * is the count the person confirmed, named in the message when it differs.
+   * Applies {@code action} to every job matching {@code filter}, at most {@value #MAX_BULK}: a page
+   * of ids at a time, each page one batched statement of the operator API with the action's state
+   * check, so a job that changed meanwhile is left as it is, and submitting again changes nothing
+   * the first did (or takes the next {@value #MAX_BULK}). {@code expected} is the count the person
+   * confirmed, named in the message when it differs.
    */
-  BulkOutcome bulk(String action, JobBrowser.Filter filter, long expected, String by) {
-    requireBulkFilter(filter);
-    if (!action.equals("retry") && !action.equals("delete")) {
-      throw BadRequest.of(
-          "invalid parameter action: expected retry or delete, got " + Request.shown(action));
-    }
+  BulkOutcome bulk(BulkAction action, JobBrowser.Filter filter, long expected, String by) {
+    requireBulkFilter(action, filter);
     long done = 0;
-    long skipped = 0;
+    long read = 0;
     String cursor = null;
     do {
       JobBrowser.Page page = admin.page(filter, cursor, JobBrowser.MAX_PAGE_SIZE);
+      List<Long> ids = new ArrayList<>(page.jobs().size());
       for (Job j : page.jobs()) {
-        if (done + skipped >= MAX_BULK) {
-          break;
-        }
-        boolean changed =
-            action.equals("retry")
-                ? admin.retry(j.id(), by).outcome() == JobAdmin.RetryOutcome.RETRIED
-                : admin.delete(j.id()).outcome() == JobAdmin.DeleteOutcome.DELETED;
-        if (changed) {
-          done++;
-        } else {
-          skipped++;
+        if (read + ids.size() < MAX_BULK) {
+          ids.add(j.id());
         }
       }
+      done += apply(action, ids, by);
+      read += ids.size();
       cursor = page.next();
-    } while (cursor != null && done + skipped < MAX_BULK);
-    String verb = action.equals("retry") ? "retried" : "deleted";
+    } while (cursor != null && read < MAX_BULK);
+    log.info("dashboard: bulk {} by {} of {}: {} of {} jobs", action.param, by, filter, done, read);
+    return outcome(action, done, read - done, expected);
+  }
+
+  /**
+   * Applies {@code action} to the jobs of {@code ids} (selected on a page), at most {@value
+   * #MAX_BULK}.
+   */
+  BulkOutcome bulk(BulkAction action, List<Long> ids, String by) {
+    if (ids.isEmpty() || ids.size() > MAX_BULK) {
+      throw BadRequest.of(
+          "invalid selection: expected 1.." + MAX_BULK + " job ids, got " + ids.size());
+    }
+    long done = apply(action, ids, by);
+    log.info(
+        "dashboard: bulk {} by {} of {} selected jobs: {}", action.param, by, ids.size(), done);
+    return outcome(action, done, ids.size() - done, ids.size());
+  }
+
+  private long apply(BulkAction action, List<Long> ids, String by) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return switch (action) {
+      case RETRY -> admin.retryAll(ids, by);
+      case RUN -> admin.runNowAll(ids, by);
+      case CANCEL -> admin.cancelAll(ids, by);
+      case DELETE -> admin.deleteAll(ids);
+    };
+  }
+
+  private static BulkOutcome outcome(BulkAction action, long done, long skipped, long expected) {
     String message =
         done
             + " jobs "
-            + verb
+            + action.done
             + (skipped > 0 ? ", " + skipped + " left as they were (running, or changed)" : "")
-            + (expected != done ? " (" + expected + " were confirmed)" : "");
-    return new BulkOutcome(action, done, skipped, message);
+            + (expected >= 0 && expected != done + skipped
+                ? " (" + expected + " were confirmed)"
+                : "");
+    return new BulkOutcome(action.param, done, skipped, message);
   }
 
-  private static void requireBulkFilter(JobBrowser.Filter filter) {
-    if (filter.state() == null || filter.state() == JobState.RUNNING) {
+  private static void requireBulkFilter(BulkAction action, JobBrowser.Filter filter) {
+    if (filter.state() == null || !action.states.contains(filter.state())) {
       throw BadRequest.of(
-          "invalid bulk filter: expected a state other than running (e.g. state=discarded), got "
-              + (filter.state() == null ? "none" : "running"));
+          "invalid bulk filter: "
+              + action.param
+              + " applies to jobs in state "
+              + action.stateNames()
+              + "; got "
+              + (filter.state() == null
+                  ? "no state (e.g. state=discarded)"
+                  : filter.state().dbName()));
     }
   }
 }

@@ -67,8 +67,12 @@ class DashboardApiTest {
             new Bad("GET", "/api/jobs/abc", 400, "id: expected a job id"),
             new Bad("GET", "/api/nowhere", 404, "no page at"),
             new Bad("GET", "/assets/missing.js", 404, "no page at"),
-            new Bad("GET", "/jobs/bulk?state=discarded", 400, "action: expected retry or delete"),
-            new Bad("GET", "/jobs/bulk?action=retry", 400, "expected a state other than running"),
+            new Bad(
+                "GET",
+                "/jobs/bulk?state=discarded",
+                400,
+                "action: expected retry, run, cancel or delete"),
+            new Bad("GET", "/jobs/bulk?action=retry", 400, "retry applies to jobs in state"),
             new Bad("DELETE", "/api/jobs/1", 405, "method DELETE is not allowed"),
             new Bad("POST", "/api/jobs/999999/retry", 404, "no job with id 999999"),
             new Bad("POST", "/api/jobs/999999/cancel", 404, "no job with id 999999"),
@@ -78,9 +82,13 @@ class DashboardApiTest {
             new Bad("POST", "/api/jobs/x/retry", 400, "id: expected a job id"),
             new Bad("POST", "/api/queues/bad%20name/pause", 400, "queue: expected a queue name"),
             new Bad("POST", "/api/queues/mail/fly", 404, "no queue action"),
-            new Bad("POST", "/api/jobs/bulk?action=retry", 400, "expected a state other"),
+            new Bad("POST", "/api/jobs/bulk?action=retry", 400, "retry applies to jobs in state"),
             new Bad("POST", "/api/jobs/bulk?action=retry&state=running", 400, "got running"),
-            new Bad("POST", "/api/jobs/bulk?action=burn&state=discarded", 400, "retry or delete"),
+            new Bad(
+                "POST",
+                "/api/jobs/bulk?action=burn&state=discarded",
+                400,
+                "retry, run, cancel or delete"),
             new Bad("POST", "/api/nowhere", 404, "no action at"));
     for (Bad b : bad) {
       HttpResponse<String> r =
@@ -199,6 +207,25 @@ class DashboardApiTest {
         .isEqualTo(1);
     HttpResponse<String> second = web.postForm("/jobs/bulk", form);
     assertThat(second.headers().firstValue("Location").orElse("")).contains("done=bulk_retry&n=0&");
+  }
+
+  @Test
+  void jobsSelectedOnAPageAreCancelledInOneSubmissionAndASecondChangesNothing() throws Exception {
+    long a = Seed.available(f, "selected");
+    long b = Seed.scheduled(f, "selected");
+    long untouched = Seed.available(f, "selected");
+    String page = web.get("/jobs?queue=selected").body();
+    assertThat(page).contains("name=\"ids\" value=\"" + a + "\"", "value=\"cancel\"");
+    String form = "csrf=" + web.token() + "&queue=selected&action=cancel&ids=" + a + "&ids=" + b;
+    HttpResponse<String> first = web.postForm("/jobs/bulk", form);
+    assertThat(first.statusCode()).isEqualTo(303);
+    assertThat(first.headers().firstValue("Location").orElse(""))
+        .startsWith("/jobs?queue=selected&limit=50&done=bulk_cancel&n=2&");
+    assertThat(Seed.state(f, a)).isEqualTo("cancelled");
+    assertThat(Seed.state(f, b)).isEqualTo("cancelled");
+    assertThat(Seed.state(f, untouched)).isEqualTo("available");
+    HttpResponse<String> second = web.postForm("/jobs/bulk", form);
+    assertThat(second.headers().firstValue("Location").orElse("")).contains("&n=0&skipped=2");
   }
 
   @Test
