@@ -185,7 +185,8 @@ final class DashboardHandler implements HttpHandler {
         o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Jobs", live(r, pages.jobs(f, limit, page, after == null, now)), start);
+        Pages.ListAids aids = new Pages.ListAids(views.tabCounts(f), views.queueNames());
+        sendPage(r, "Jobs", live(r, pages.jobs(f, limit, page, after == null, now, aids)), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {
       if (readOnly) {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** The HTML pages: each a method from the data of {@link Views} to markup, all values escaped. */
 final class Pages {
@@ -272,9 +273,30 @@ final class Pages {
     }
   }
 
+  /**
+   * What the job list offers besides its page: a count per state (null where the filter would make
+   * counting read more than the cap's rows), and the known queue names for the queue picker.
+   */
+  record ListAids(Map<JobState, Long> counts, List<String> queues) {}
+
   String jobs(
-      JobBrowser.Filter f, int limit, JobBrowser.Page page, boolean firstPage, Instant now) {
+      JobBrowser.Filter f,
+      int limit,
+      JobBrowser.Page page,
+      boolean firstPage,
+      Instant now,
+      ListAids aids) {
     Html h = new Html();
+    h.raw("<nav class=\"tabs\" id=\"state-tabs\">");
+    tab(h, f.withState(null), limit, "any", null, f.state() == null);
+    for (JobState s : JobState.values()) {
+      tab(h, f.withState(s), limit, s.dbName(), aids.counts().get(s), s == f.state());
+    }
+    h.raw("</nav><datalist id=\"known-queues\">");
+    for (String q : aids.queues()) {
+      h.raw("<option value=\"").text(q).raw("\">");
+    }
+    h.raw("</datalist>");
     h.raw("<form class=\"filter\" method=\"get\" action=\"").text(base + "/jobs").raw("\">");
     h.raw("<label>State <select name=\"state\"><option value=\"\">any</option>");
     for (JobState s : JobState.values()) {
@@ -282,10 +304,19 @@ final class Pages {
       h.raw("</option>");
     }
     h.raw("</select></label>");
-    field(h, "Queue", "queue", f.queue());
+    h.raw("<label>Queue <input name=\"queue\" list=\"known-queues\" value=\"").text(f.queue());
+    h.raw("\" size=\"14\"></label>");
     field(h, "Kind", "kind", f.kind());
     field(h, "Id", "id", f.id());
     field(h, "Idempotency key", "key", f.idempotencyKey());
+    h.raw("<label title=\"Jobs whose args contain this JSON object\">Args contain <input")
+        .raw(" name=\"args\" placeholder=\"{&quot;customer_id&quot;: 42}\" value=\"")
+        .text(f.args())
+        .raw("\" size=\"22\"></label>");
+    h.raw("<label title=\"Jobs whose metadata contain this JSON object\">Metadata contain <input")
+        .raw(" name=\"metadata\" value=\"")
+        .text(f.metadata())
+        .raw("\" size=\"16\"></label>");
     h.raw("<input type=\"hidden\" name=\"limit\" value=\"").text(limit).raw("\">");
     h.raw("<button type=\"submit\">Filter</button></form>");
     h.raw("<p class=\"muted\">").text(orderNote(f.state())).raw("</p>");
@@ -378,6 +409,21 @@ final class Pages {
     return h.toString();
   }
 
+  private void tab(
+      Html h, JobBrowser.Filter f, int limit, String label, Long count, boolean current) {
+    h.raw("<a href=\"").text(base + "/jobs?" + query(f, limit, null)).raw("\"");
+    h.raw(current ? " class=\"current\" aria-current=\"page\"" : "").raw(">").text(label);
+    if (count != null) {
+      h.raw(" <span class=\"count\" data-count=\"").text(label).raw("\">");
+      h.text(
+          count > Views.TAB_COUNT_CAP
+              ? String.format(Locale.ROOT, "%,d+", Views.TAB_COUNT_CAP)
+              : String.format(Locale.ROOT, "%,d", count));
+      h.raw("</span>");
+    }
+    h.raw("</a>");
+  }
+
   private static void field(Html h, String label, String name, Object value) {
     h.raw("<label>").text(label).raw(" <input name=\"").text(name).raw("\" value=\"");
     h.text(value).raw("\" size=\"14\"></label>");
@@ -435,6 +481,12 @@ final class Pages {
     if (f.idempotencyKey() != null) {
       parts.add("key=" + Html.url(f.idempotencyKey()));
     }
+    if (f.args() != null) {
+      parts.add("args=" + Html.url(f.args()));
+    }
+    if (f.metadata() != null) {
+      parts.add("metadata=" + Html.url(f.metadata()));
+    }
     parts.add("limit=" + limit);
     if (after != null) {
       parts.add("after=" + Html.url(after));
@@ -447,7 +499,9 @@ final class Pages {
       {"state", f.state() == null ? null : f.state().dbName()},
       {"queue", f.queue()},
       {"kind", f.kind()},
-      {"key", f.idempotencyKey()}
+      {"key", f.idempotencyKey()},
+      {"args", f.args() == null ? null : f.args().toString()},
+      {"metadata", f.metadata() == null ? null : f.metadata().toString()}
     };
     for (String[] field : fields) {
       if (field[1] != null) {
@@ -486,6 +540,12 @@ final class Pages {
     }
     if (f.idempotencyKey() != null) {
       hidden.addAll(List.of("key", f.idempotencyKey()));
+    }
+    if (f.args() != null) {
+      hidden.addAll(List.of("args", f.args().toString()));
+    }
+    if (f.metadata() != null) {
+      hidden.addAll(List.of("metadata", f.metadata().toString()));
     }
     h.button(
         base + "/jobs/bulk",

@@ -117,7 +117,42 @@ final class Request {
         queue("queue", param("queue")),
         kind(param("kind")),
         id("id", param("id")),
-        key(param("key")));
+        key(param("key")),
+        json("args", param("args")),
+        json("metadata", param("metadata")));
+  }
+
+  /** Longest JSON to look for in args or metadata: 4,096 characters. */
+  static final int MAX_JSON_FILTER = 4_096;
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** A JSON object to look for in the args or the metadata (containment); null for none. */
+  static com.fasterxml.jackson.databind.JsonNode json(String name, String v) {
+    if (v == null) {
+      return null;
+    }
+    String expected =
+        "expected a JSON object of at most "
+            + MAX_JSON_FILTER
+            + " characters that the "
+            + name
+            + " contain, e.g. {\"customer_id\": 42}, got ";
+    if (v.length() > MAX_JSON_FILTER) {
+      throw BadRequest.of(
+          "invalid parameter " + name + ": " + expected + v.length() + " characters");
+    }
+    com.fasterxml.jackson.databind.JsonNode n;
+    try {
+      n = JSON.readTree(v);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw BadRequest.of("invalid parameter " + name + ": " + expected + shown(v));
+    }
+    if (n == null || !n.isObject()) {
+      throw BadRequest.of("invalid parameter " + name + ": " + expected + shown(v));
+    }
+    return n;
   }
 
   /** The page size: parameter {@code limit}, 1..{@value JobBrowser#MAX_PAGE_SIZE}. */

@@ -41,6 +41,39 @@ final class Views {
   /** One bar of the throughput chart: five minutes. */
   static final Duration CHART_BUCKET = Duration.ofMinutes(5);
 
+  /** Most jobs a state tab of the job list counts: 1,000 (more show as "1,000+"). */
+  static final long TAB_COUNT_CAP = 1_000;
+
+  /**
+   * The count of each state's tab for the filter {@code f} (its state aside), capped at {@value
+   * #TAB_COUNT_CAP}: only where the state's index serves the filter, so that a count reads at most
+   * the cap's rows; null (no count shown) where a kind, a JSON filter, or a queue outside the claim
+   * order would be checked on every row of the state.
+   */
+  Map<JobState, Long> tabCounts(JobBrowser.Filter f) {
+    Map<JobState, Long> out = new java.util.EnumMap<>(JobState.class);
+    boolean rowChecks = f.kind() != null || f.args() != null || f.metadata() != null;
+    boolean one = f.id() != null || f.idempotencyKey() != null;
+    for (JobState s : JobState.values()) {
+      boolean indexed =
+          one
+              || s == JobState.RUNNING
+              || !rowChecks && (f.queue() == null || s == JobState.AVAILABLE);
+      if (indexed) {
+        out.put(s, admin.count(f.withState(s), TAB_COUNT_CAP + 1));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The queue names the registered nodes work, for the queue picker: read from the node registry (a
+   * row per node), never from the job table.
+   */
+  List<String> queueNames() {
+    return admin.nodes().stream().flatMap(n -> n.queues().stream()).distinct().sorted().toList();
+  }
+
   /** Most jobs one bulk action touches: 10,000. */
   static final int MAX_BULK = 10_000;
 

@@ -54,8 +54,22 @@ public final class BrowseStore {
    * @param kind a kind
    * @param id one job id
    * @param idempotencyKey one idempotency key
+   * @param args JSON that the args contain ({@code @>}), as text
+   * @param metadata JSON that the metadata contains, as text
    */
-  public record Filter(String state, String queue, String kind, Long id, String idempotencyKey) {
+  public record Filter(
+      String state,
+      String queue,
+      String kind,
+      Long id,
+      String idempotencyKey,
+      String args,
+      String metadata) {
+
+    /** A filter without JSON containment. */
+    public Filter(String state, String queue, String kind, Long id, String idempotencyKey) {
+      this(state, queue, kind, id, idempotencyKey, null, null);
+    }
 
     /** The order of a page of this filter. */
     public Order order() {
@@ -81,9 +95,10 @@ public final class BrowseStore {
       if (id != null || idempotencyKey != null) {
         return false;
       }
+      boolean json = args != null || metadata != null;
       return switch (order()) {
-        case NEWEST, FINALIZED, DUE -> queue != null || kind != null;
-        case CLAIM -> kind != null;
+        case NEWEST, FINALIZED, DUE -> queue != null || kind != null || json;
+        case CLAIM -> kind != null || json;
         case ATTEMPTED -> false;
       };
     }
@@ -100,13 +115,22 @@ public final class BrowseStore {
    */
   public record After(long id, long atMicros, String queue, int priority) {}
 
+  // JSON containment of args and metadata: checked on the rows read (no index on either, which
+  // would cost every enqueue an entry). Binds: args twice, metadata twice.
+  @Fragment
+  private static final String CONTAINS =
+      """
+      (?::jsonb IS NULL OR j.args @> ?::jsonb) AND (?::jsonb IS NULL OR j.metadata @> ?::jsonb)""";
+
   // A null filter matches every row (see the class comment). Binds: id twice, key twice, queue
-  // twice, kind twice.
+  // twice, kind twice, CONTAINS'.
   @Fragment
   private static final String FILTERS =
       """
       (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)""";
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND """
+          + CONTAINS;
 
   // Every page statement: the job columns JobRow#read takes, in its order, from job j, of the rows
   // that match the filters, then its walk. ORDER BY names j's columns: the selected epoch
@@ -198,10 +222,12 @@ public final class BrowseStore {
   private static final String SCAN =
       "SELECT " + JobRow.COLUMNS_OF_J + ", s.matched, s.n\nFROM (\n  SELECT j.id";
 
-  // The match of a budgeted page's row. Binds: queue twice, kind twice.
+  // The match of a budgeted page's row. Binds: queue twice, kind twice, CONTAINS'.
   @Fragment
   private static final String MATCHED =
-      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched";
+      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)\n  AND "
+          + CONTAINS
+          + " AS matched";
 
   // The end of a budgeted page's walk, and the lookup of its rows: those that match, and the last
   // one read. Binds: the budget.
@@ -428,7 +454,7 @@ public final class BrowseStore {
         ps.setString(2, filter.queue());
         ps.setString(3, filter.kind());
         ps.setString(4, filter.kind());
-        i = 5;
+        i = bindContains(ps, 5, filter);
         if (order == Order.CLAIM) {
           ps.setString(i++, filter.queue());
           ps.setString(i++, filter.queue());
@@ -603,7 +629,15 @@ public final class BrowseStore {
     ps.setString(6, f.queue());
     ps.setString(7, f.kind());
     ps.setString(8, f.kind());
-    return 9;
+    return bindContains(ps, 9, f);
+  }
+
+  private static int bindContains(PreparedStatement ps, int i, Filter f) throws SQLException {
+    ps.setString(i, f.args());
+    ps.setString(i + 1, f.args());
+    ps.setString(i + 2, f.metadata());
+    ps.setString(i + 3, f.metadata());
+    return i + 4;
   }
 
   private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
