@@ -575,6 +575,19 @@ final class Pages {
             + " of "
             + j.maxAttempts()
             + (rescues == 0 ? "" : ", " + rescues + " rescued (not counted)"));
+    if (!j.errors().isEmpty()) {
+      // The last error and its root cause at the top: what an operator opens the page for.
+      JobError e = j.errors().get(j.errors().size() - 1);
+      h.raw("<dt>Last error</dt><dd id=\"last-error\"><span class=\"error-class\">");
+      h.text(e.error())
+          .raw("</span>")
+          .raw(e.isRescue() ? " <span class=\"badge\">rescue</span>" : "");
+      h.raw(" ").text(e.message());
+      if (e.rootCause() != null) {
+        h.raw("<div class=\"root-cause\">caused by ").text(e.rootCause()).raw("</div>");
+      }
+      h.raw("</dd>");
+    }
     dt(h, "Fence", j.fence());
     // Only a running job is on a node; a finished or waiting one names where it last ran.
     boolean running = j.state() == JobState.RUNNING;
@@ -625,6 +638,9 @@ final class Pages {
             .text(e.error())
             .raw(isRescue(e) ? " <span class=\"badge\">rescue</span>" : "");
         h.raw("</td><td>").text(e.message());
+        if (e.rootCause() != null) {
+          h.raw("<div class=\"root-cause\">caused by ").text(e.rootCause()).raw("</div>");
+        }
         if (e.trace() != null) {
           h.raw("<details><summary>Stack trace</summary><pre class=\"trace\">").text(e.trace());
           h.raw("</pre></details>");
