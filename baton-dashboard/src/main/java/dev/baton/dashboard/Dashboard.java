@@ -61,8 +61,8 @@ public final class Dashboard {
   }
 
   /**
-   * A builder of a dashboard over the schema of {@code admin}. A queue paused on it records {@code
-   * dashboard} as who paused it, as a job retried on it does.
+   * A builder of a dashboard over the schema of {@code admin}. An action taken on it records the
+   * authenticated user ({@link DashboardAuth#user}), else {@code dashboard}.
    */
   public static Builder builder(BatonAdmin admin) {
     return new Builder(Objects.requireNonNull(admin, "admin"), Views.ACTOR);
@@ -71,7 +71,7 @@ public final class Dashboard {
   /**
    * A builder of a dashboard over {@code baton}'s schema, reading and acting through {@code
    * dataSource} with the operator API ({@link BatonAdmin}). {@code baton} need not be started: the
-   * dashboard takes only its schema, and its node id as who paused a queue paused here.
+   * dashboard takes only its schema, and its node id as who acted when the request names no user.
    */
   public static Builder builder(Baton baton, DataSource dataSource) {
     Objects.requireNonNull(baton, "baton");
@@ -176,9 +176,10 @@ public final class Dashboard {
     }
 
     /**
-     * Who a queue paused on the dashboard is recorded as paused by ({@link
-     * dev.baton.QueueInfo#pausedBy()}); default {@code dashboard}, or the client's node id for
-     * {@link Dashboard#builder(Baton, DataSource)}.
+     * Who an action is recorded as taken by when the request names no user ({@link
+     * DashboardAuth#user} is null, as without authentication): who paused a queue ({@link
+     * dev.baton.QueueInfo#pausedBy()}), retried or cancelled a job; default {@code dashboard}, or
+     * the client's node id for {@link Dashboard#builder(Baton, DataSource)}.
      */
     public Builder pausedBy(String pausedBy) {
       this.pausedBy = Objects.requireNonNull(pausedBy, "pausedBy");
