@@ -3,7 +3,6 @@ package dev.baton.dashboard;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.baton.Baton;
-import dev.baton.Secrets;
 import dev.baton.admin.BatonAdmin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,10 +49,8 @@ public final class Dashboard {
 
   private final DashboardHandler handler;
   private final Anonymous anonymous;
-  private final BatonAdmin admin;
 
   private Dashboard(Builder b) {
-    this.admin = b.admin;
     this.handler =
         new DashboardHandler(
             new Views(b.admin, b.pausedBy), b.auth, b.readOnly, Set.copyOf(b.allowedOrigins));
@@ -95,29 +92,18 @@ public final class Dashboard {
    * unless {@link Builder#allowAnonymous()} was called: anyone who reaches a wider address could
    * act on jobs.
    *
+   * <p>It checks nothing in the database before it listens (an application may migrate its schema
+   * after this starts): a page asked for while the database cannot be reached, or while the schema
+   * is missing or at another version, is a {@code 503} that says which, with the remedy. To fail at
+   * start instead, call {@link BatonAdmin#requireLatestSchema()} first, as the {@code baton
+   * dashboard} command checks the schema before it listens.
+   *
    * @throws IllegalStateException if {@code address} is not a loopback address and the dashboard
    *     has no authentication and was not allowed anonymous access
-   *     <p>Before it listens it checks the database and the schema ({@link
-   *     BatonAdmin#requireLatestSchema()}): a database it cannot reach, or a schema missing or at
-   *     another version, fails here rather than on every page. A dashboard mounted with {@link
-   *     #handler()} answers {@code 503} with the reason on each page instead.
-   * @throws IllegalStateException if the database cannot be reached or the schema is not at the
-   *     version this library needs (the message says which and why)
    * @throws UncheckedIOException if the address cannot be bound
    */
   public DashboardServer serve(InetSocketAddress address) {
     Objects.requireNonNull(address, "address");
-    try {
-      admin.requireLatestSchema();
-    } catch (RuntimeException e) {
-      throw new IllegalStateException(
-          "cannot serve the dashboard of schema "
-              + admin.schema()
-              + ": "
-              + Secrets.mask(e.getMessage())
-              + "; check the database address, and apply Baton's migrations (baton migrate)",
-          e);
-    }
     if (anonymous == Anonymous.REFUSED_BEYOND_LOOPBACK && !isLoopback(address)) {
       throw new IllegalStateException(
           "cannot serve the dashboard on "

@@ -140,8 +140,22 @@ final class DashboardHandler implements HttpHandler {
         error(r, api, 400, e.getMessage(), start);
       } catch (RuntimeException e) {
         log.warn("dashboard request {} {} failed", r.method, r.path, Secrets.mask(e));
-        if (unreachable(e)) {
+        String state = sqlState(e);
+        if (state != null
+            && (state.startsWith("08") || state.startsWith("28") || state.equals("3D000"))) {
+          // No connection: refused, no such database, authentication failed.
           error(r, api, 503, "the dashboard cannot reach its database (see its log)", start);
+        } else if ("42P01".equals(state) || "3F000".equals(state) || "42703".equals(state)) {
+          // No such table, schema or column: a schema missing or at another version.
+          error(
+              r,
+              api,
+              503,
+              "schema "
+                  + views.admin.schema()
+                  + " has no Baton tables, or not this version's; apply this version's migrations"
+                  + " to it (baton migrate, or Migrator.up())",
+              start);
         } else {
           error(r, api, 500, "the dashboard could not answer (see its log)", start);
         }
@@ -356,16 +370,14 @@ final class DashboardHandler implements HttpHandler {
     r.exchange.sendResponseHeaders(303, -1);
   }
 
-  // A failure to reach the database (connection refused, no such database, authentication):
-  // SQL states of classes 08 and 28, and 3D000.
-  private static boolean unreachable(Throwable e) {
+  /** The SQL state of the first SQLException among {@code e}'s causes, or null. */
+  private static String sqlState(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
-        String state = sql.getSQLState();
-        return state.startsWith("08") || state.startsWith("28") || state.equals("3D000");
+        return sql.getSQLState();
       }
     }
-    return false;
+    return null;
   }
 
   private static String decode(String segment) {
