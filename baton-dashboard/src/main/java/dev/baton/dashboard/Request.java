@@ -94,7 +94,12 @@ final class Request {
 
   /** The value of cookie {@code name}, or null. */
   String cookie(String name) {
-    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", java.util.List.of())) {
+    return cookie(exchange, name);
+  }
+
+  /** The value of cookie {@code name} of {@code exchange}'s request, or null. */
+  static String cookie(HttpExchange exchange, String name) {
+    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
       for (String part : header.split(";")) {
         int eq = part.indexOf('=');
         if (eq > 0 && part.substring(0, eq).strip().equals(name)) {

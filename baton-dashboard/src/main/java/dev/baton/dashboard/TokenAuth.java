@@ -4,7 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Base64;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -35,7 +34,7 @@ final class TokenAuth implements DashboardAuth {
           && g.substring(0, space).toLowerCase(Locale.ROOT).equals(SCHEME)
           && accepts(g.substring(space + 1).strip());
     }
-    String cookie = cookie(exchange);
+    String cookie = Request.cookie(exchange, COOKIE);
     if (cookie == null) {
       return false;
     }
@@ -64,17 +63,5 @@ final class TokenAuth implements DashboardAuth {
   @Override
   public String challenge() {
     return "Bearer realm=\"baton\"";
-  }
-
-  private static String cookie(HttpExchange exchange) {
-    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
-      for (String part : header.split(";")) {
-        int eq = part.indexOf('=');
-        if (eq > 0 && part.substring(0, eq).strip().equals(COOKIE)) {
-          return part.substring(eq + 1).strip();
-        }
-      }
-    }
-    return null;
   }
 }
