@@ -63,6 +63,14 @@ final class Pages {
         .raw("<th title=\"Attempts given back: node gone or lease lost\">Rescued 1 h</th>")
         .raw("<th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
     long[] totals = new long[6];
+    // One scale for every queue's bars, so that a busy queue's bars stand taller than a quiet
+    // one's.
+    long scale =
+        rows.stream()
+            .flatMap(r -> r.completed().stream())
+            .mapToLong(Long::longValue)
+            .max()
+            .orElse(1);
     for (Views.QueueRow r : rows) {
       StatsAdmin.QueueStats s = r.stats();
       String q = Html.url(r.name());
@@ -108,7 +116,7 @@ final class Pages {
       } else {
         h.raw("0");
       }
-      h.raw("</td><td>").raw(chart(r.completed())).raw("</td><td>");
+      h.raw("</td><td>").raw(chart(r.completed(), scale)).raw("</td><td>");
       if (!readOnly) {
         String path = base + "/queues/" + q + (r.paused() ? "/resume" : "/pause");
         h.button(path, r.paused() ? "Resume" : "Pause", csrf, null);
@@ -185,12 +193,15 @@ final class Pages {
     h.raw("</td>");
   }
 
-  /** Bars of completions per bucket, oldest left, as inline SVG; each bar titled. */
-  static String chart(List<Long> counts) {
+  /**
+   * Bars of completions per bucket, oldest left, as inline SVG; each bar titled. {@code scale} is
+   * the count of a full-height bar, shared by every queue's chart.
+   */
+  static String chart(List<Long> counts, long scale) {
     int w = 6;
     int gap = 2;
     int height = 28;
-    long max = Math.max(1, counts.stream().mapToLong(Long::longValue).max().orElse(1));
+    long max = Math.max(1, scale);
     long total = counts.stream().mapToLong(Long::longValue).sum();
     Html h = new Html();
     h.raw("<svg class=\"chart\" width=\"")

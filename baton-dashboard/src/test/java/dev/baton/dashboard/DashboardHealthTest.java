@@ -98,6 +98,32 @@ class DashboardHealthTest {
   }
 
   @Test
+  void everyQueuesCompletionsShareOneScale() throws Exception {
+    for (String[] q : new String[][] {{"busy", "40"}, {"quiet", "4"}}) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, state, attempt, attempted_at, finalized_at)"
+              + " SELECT '"
+              + q[0]
+              + "', 'k', 'completed', 1, now(), now() FROM generate_series(1, "
+              + q[1]
+              + ")");
+    }
+    String page = web.get("/").body();
+    assertThat(tallestBar(row(page, "busy"))).isEqualTo(28);
+    assertThat(tallestBar(row(page, "quiet"))).isEqualTo(3);
+  }
+
+  private static int tallestBar(String row) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("<rect [^>]*height=\"(\\d+)\"").matcher(row);
+    int max = 0;
+    while (m.find()) {
+      max = Math.max(max, Integer.parseInt(m.group(1)));
+    }
+    return max;
+  }
+
+  @Test
   void failuresAreGroupedWithTheirRootCauseAndLeadToAJob() throws Exception {
     long id =
         f.count(
