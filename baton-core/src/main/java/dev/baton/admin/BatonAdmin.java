@@ -314,6 +314,14 @@ public final class BatonAdmin {
     return stats.failures(window, limit);
   }
 
+  /**
+   * Wait and run time percentiles per queue and kind of the latest completions. See {@link
+   * StatsAdmin#latencies}.
+   */
+  public List<StatsAdmin.Latency> latencies(Duration window, int sample) {
+    return stats.latencies(window, sample);
+  }
+
   // ---------------------------------------------------------------- cluster
 
   /** The nodes in the registry, by id. */

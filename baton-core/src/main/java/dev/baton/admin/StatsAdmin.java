@@ -275,6 +275,70 @@ public final class StatsAdmin {
     return out;
   }
 
+  /** Most completions {@link #latencies} samples: 100,000. */
+  public static final int MAX_LATENCY_SAMPLE = 100_000;
+
+  /**
+   * Percentiles of a time in milliseconds.
+   *
+   * @param p50 the median
+   * @param p95 the 95th percentile
+   * @param p99 the 99th percentile
+   */
+  public record Percentiles(double p50, double p95, double p99) {}
+
+  /**
+   * Wait and run times of one queue and kind.
+   *
+   * @param queue the queue
+   * @param kind the kind
+   * @param sampled the completions the percentiles are of
+   * @param waitTime from due ({@code scheduled_at} of the completing attempt) to its start
+   * @param runTime from the completing attempt's start to its end
+   */
+  public record Latency(
+      String queue, String kind, long sampled, Percentiles waitTime, Percentiles runTime) {}
+
+  /**
+   * Wait and run time percentiles per queue and kind, of the latest {@code sample} completions of
+   * the last {@code window} (of the completed rows still kept: a {@code completedRetention} of zero
+   * keeps none). Reads at most {@code sample} rows, newest first, through {@code
+   * job_finalized_idx}; nothing is stored for it and nothing is written per job.
+   *
+   * @param window 1 second..7 days
+   * @param sample 1..{@value #MAX_LATENCY_SAMPLE}
+   * @throws IllegalArgumentException if either is out of range
+   */
+  public List<Latency> latencies(Duration window, int sample) {
+    Objects.requireNonNull(window, "window");
+    long w = window.toSeconds();
+    if (w < 1 || w > 7 * 86_400 || sample < 1 || sample > MAX_LATENCY_SAMPLE) {
+      throw new IllegalArgumentException(
+          "invalid latencies window: window must be 1 s..7 days and sample 1.."
+              + MAX_LATENCY_SAMPLE
+              + ", got window "
+              + window
+              + " and sample "
+              + sample);
+    }
+    List<BrowseStore.LatencyRow> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot read wait and run times (schema=" + schema + ")",
+            c -> browse.latencies(c, w, sample));
+    List<Latency> out = new ArrayList<>(rows.size());
+    for (BrowseStore.LatencyRow r : rows) {
+      out.add(
+          new Latency(
+              r.queue(),
+              r.kind(),
+              r.sampled(),
+              new Percentiles(r.waitMs()[0], r.waitMs()[1], r.waitMs()[2]),
+              new Percentiles(r.runMs()[0], r.runMs()[1], r.runMs()[2])));
+    }
+    return out;
+  }
+
   private static Instant micros(long micros) {
     return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
   }

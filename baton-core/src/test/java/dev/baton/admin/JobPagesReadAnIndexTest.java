@@ -105,6 +105,19 @@ class JobPagesReadAnIndexTest {
     }
   }
 
+  @Test
+  void waitAndRunTimesReadAtMostTheirSampleThroughTheFinalizedIndex() {
+    PlanRecorder recorder = new PlanRecorder(f.dataSource());
+    new BatonAdmin(recorder.dataSource(), f.schema()).latencies(java.time.Duration.ofDays(7), 100);
+    assertThat(recorder.plans()).isNotEmpty();
+    for (PlanRecorder.Plan p : recorder.plans()) {
+      assertThat(p.plan())
+          .as(p.sql())
+          .containsPattern("(?s)Limit.*Index Scan Backward using job_finalized_idx")
+          .doesNotContain("Seq Scan");
+    }
+  }
+
   private static boolean checkedOnRowsRead(JobBrowser.Filter filter) {
     if (filter.state() == JobState.RUNNING) {
       return false;

@@ -241,6 +241,19 @@ final class DashboardHandler implements HttpHandler {
       } else {
         sendPage(r, "Failures", pages.failures(groups, queue, now), start);
       }
+    } else if (path.equals("/times")) {
+      String window = r.param("window") == null ? "1h" : r.param("window");
+      java.time.Duration d = Views.TIME_WINDOWS.get(window);
+      if (d == null) {
+        throw BadRequest.of(
+            "invalid parameter window: expected one of 1h, 24h, 7d, got " + Request.shown(window));
+      }
+      List<StatsAdmin.Latency> rows = views.admin.latencies(d, Views.TIME_SAMPLE);
+      if (api) {
+        sendJson(r, 200, json.createObjectNode().set("times", json.valueToTree(rows)), start);
+      } else {
+        sendPage(r, "Wait and run times", pages.times(rows, window, now), start);
+      }
     } else if (path.equals("/periodic")) {
       if (api) {
         sendJson(r, 200, json.valueToTree(views.admin.periodic()), start);

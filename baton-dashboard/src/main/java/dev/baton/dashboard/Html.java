@@ -150,6 +150,8 @@ final class Html {
         .raw("\">Jobs</a><a href=\"")
         .text(base + "/failures")
         .raw("\">Failures</a><a href=\"")
+        .text(base + "/times")
+        .raw("\">Times</a><a href=\"")
         .text(base + "/nodes")
         .raw("\">Nodes</a><a href=\"")
         .text(base + "/periodic")

@@ -812,6 +812,42 @@ final class Pages {
     return h.raw("</tbody></table></div>").toString();
   }
 
+  // ---------------------------------------------------------------- times
+
+  /** Wait and run time percentiles per queue and kind, with links to the other windows. */
+  String times(List<StatsAdmin.Latency> rows, String window, Instant now) {
+    Html h = new Html();
+    h.raw("<nav class=\"tabs\">");
+    for (String w : Views.TIME_WINDOW_NAMES) {
+      h.raw("<a href=\"").text(base + "/times?window=" + w).raw("\"");
+      h.raw(w.equals(window) ? " class=\"current\">" : ">").text("last " + w).raw("</a>");
+    }
+    h.raw("</nav><p class=\"muted\">Wait = from due to start, run = from start to end, of the")
+        .text(String.format(Locale.ROOT, " latest %,d completions", Views.TIME_SAMPLE))
+        .raw(" of the window still kept (completed jobs are kept for their retention, 24 hours by")
+        .raw(" default). As of ")
+        .text(Html.time(now))
+        .raw(".</p>");
+    if (rows.isEmpty()) {
+      return h.raw("<p id=\"no-times\">No completed job kept in this window.</p>").toString();
+    }
+    h.raw("<div class=\"scroll\"><table class=\"times\"><thead><tr><th>Queue</th><th>Kind</th>")
+        .raw("<th>Completions</th><th>Wait p50</th><th>p95</th><th>p99</th><th>Run p50</th>")
+        .raw("<th>p95</th><th>p99</th></tr></thead><tbody>");
+    for (StatsAdmin.Latency l : rows) {
+      h.raw("<tr data-queue=\"").text(l.queue()).raw("\" data-kind=\"").text(l.kind()).raw("\">");
+      h.raw("<td>").text(l.queue()).raw("</td><td>").text(l.kind()).raw("</td><td class=\"num\">");
+      h.text(l.sampled()).raw("</td>");
+      for (StatsAdmin.Percentiles p : List.of(l.waitTime(), l.runTime())) {
+        for (double ms : new double[] {p.p50(), p.p95(), p.p99()}) {
+          h.raw("<td class=\"num\">").text(Html.age(ms / 1000)).raw("</td>");
+        }
+      }
+      h.raw("</tr>");
+    }
+    return h.raw("</tbody></table></div>").toString();
+  }
+
   // ---------------------------------------------------------------- nodes, periodic
 
   String nodes(Views.Cluster c, Instant now) {

@@ -74,6 +74,16 @@ final class Views {
     return admin.nodes().stream().flatMap(n -> n.queues().stream()).distinct().sorted().toList();
   }
 
+  /** The windows of the wait and run times page, by their name in its address. */
+  static final Map<String, Duration> TIME_WINDOWS =
+      Map.of("1h", Duration.ofHours(1), "24h", Duration.ofHours(24), "7d", Duration.ofDays(7));
+
+  /** The windows' names, shortest first. */
+  static final List<String> TIME_WINDOW_NAMES = List.of("1h", "24h", "7d");
+
+  /** Completions the wait and run times are of: the latest 10,000 of the window. */
+  static final int TIME_SAMPLE = 10_000;
+
   /** Most jobs one bulk action touches: 10,000. */
   static final int MAX_BULK = 10_000;
 

@@ -124,6 +124,20 @@ class DashboardHealthTest {
   }
 
   @Test
+  void waitAndRunTimesArePercentilesPerQueueAndKindOfAWindow() throws Exception {
+    f.execute(
+        "INSERT INTO %s.job (queue, kind, state, attempt, scheduled_at, attempted_at, finalized_at)"
+            + " SELECT 'timed', 'report', 'completed', 1, now() - interval '3 seconds',"
+            + " now() - interval '2 seconds', now() FROM generate_series(1, 5)");
+    String page = web.get("/times?window=24h").body();
+    assertThat(page)
+        .contains("data-queue=\"timed\" data-kind=\"report\"")
+        .contains("class=\"current\">last 24h");
+    assertThat(web.get("/api/times").body()).contains("\"kind\":\"report\"", "\"sampled\":5");
+    assertThat(web.get("/times?window=2y").statusCode()).isEqualTo(400);
+  }
+
+  @Test
   void failuresAreGroupedWithTheirRootCauseAndLeadToAJob() throws Exception {
     long id =
         f.count(
