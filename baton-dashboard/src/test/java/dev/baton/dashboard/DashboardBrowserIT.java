@@ -344,7 +344,13 @@ class DashboardBrowserIT {
       browser.manage().window().setSize(new org.openqa.selenium.Dimension(420, 900));
       for (String path :
           new String[] {
-            "/", "/jobs?state=discarded", "/jobs/" + id, "/failures", "/nodes", "/periodic"
+            "/",
+            "/jobs?state=discarded",
+            "/jobs/" + id,
+            "/failures",
+            "/times",
+            "/nodes",
+            "/periodic"
           }) {
         browser.get(url(path));
         waiting().until(d -> d.findElement(By.tagName("h1")).isDisplayed());
