@@ -368,6 +368,25 @@ class DashboardBrowserIT {
   }
 
   @Test
+  void aJobsPageWithLiveTickedShowsItsNewStateWithoutAReload() {
+    long id = Seed.scheduled(f, "live");
+    browser.get(url("/jobs/" + id));
+    waiting().until(d -> d.findElement(By.id("live")).isDisplayed());
+    ((JavascriptExecutor) browser).executeScript("window.notReloaded = true");
+    browser.findElement(By.id("live")).click();
+    f.execute("UPDATE %s.job SET state = 'cancelled', finalized_at = now() WHERE id = " + id);
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.cssSelector("#live-part dl.fields dd"))
+                    .getText()
+                    .equals("cancelled"));
+    // The part was swapped in; the page itself was not loaded again.
+    assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded === true"))
+        .isEqualTo(true);
+  }
+
+  @Test
   void aFormWithoutItsCsrfTokenIsRefused() {
     long id = Seed.discarded(f, "forms", "{}");
     browser.get(url("/jobs/" + id));
