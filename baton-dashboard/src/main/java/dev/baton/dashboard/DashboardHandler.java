@@ -187,6 +187,7 @@ final class DashboardHandler implements HttpHandler {
     } else if (!api && path.equals("/fragment/queues")) {
       send(r, 200, "text/html; charset=utf-8", pages.queues(views.overview()), start);
     } else if (path.equals("/jobs")) {
+      r.requireListParams();
       JobBrowser.Filter f = r.filter();
       int limit = r.limit();
       String after = r.param("after");

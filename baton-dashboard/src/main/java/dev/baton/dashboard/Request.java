@@ -160,6 +160,39 @@ final class Request {
     return n;
   }
 
+  /** The parameters a job list takes (its filter, page and the message after an action). */
+  static final java.util.Set<String> LIST_PARAMS =
+      java.util.Set.of(
+          "state",
+          "queue",
+          "kind",
+          "id",
+          "key",
+          "args",
+          "metadata",
+          "limit",
+          "after",
+          "done",
+          "job",
+          "n",
+          "skipped");
+
+  /**
+   * Refuses a query parameter a job list does not take (such as {@code q}), rather than ignoring it
+   * and showing every job as if it had been applied.
+   */
+  void requireListParams() {
+    for (String name : query.keySet()) {
+      if (!LIST_PARAMS.contains(name)) {
+        throw BadRequest.of(
+            "unknown parameter "
+                + shown(name)
+                + "; a job list takes state, queue, kind, id, key, args (JSON the args contain),"
+                + " metadata, limit and after");
+      }
+    }
+  }
+
   /** The page size: parameter {@code limit}, 1..{@value JobBrowser#MAX_PAGE_SIZE}. */
   int limit() {
     String v = param("limit");

@@ -51,6 +51,12 @@ class DashboardFindingJobsTest {
     assertThat(web.get("/jobs?state=discarded&args=" + q).body())
         .contains("/jobs/bulk?action=retry&amp;state=discarded&amp;args=");
 
+    // A parameter no list takes is refused, not ignored.
+    HttpResponse<String> unknown = web.get("/jobs?q=welcome");
+    assertThat(unknown.statusCode()).isEqualTo(400);
+    assertThat(unknown.body())
+        .contains("unknown parameter &quot;q&quot;", "args (JSON the args contain)");
+
     HttpResponse<String> bad = web.get("/jobs?args=" + Html.url("[1, 2]"));
     assertThat(bad.statusCode()).isEqualTo(400);
     assertThat(bad.body()).contains("invalid parameter args: expected a JSON object");
