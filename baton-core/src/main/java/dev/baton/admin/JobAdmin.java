@@ -405,7 +405,17 @@ public final class JobAdmin {
    * running job; empty when the job does not exist or is already final.
    */
   public Optional<JobState> cancel(long id) {
-    return Optional.ofNullable(store.cancel(dataSource, id)).map(JobState::fromDb);
+    return cancel(id, null);
+  }
+
+  /**
+   * Cancels a job as {@link #cancel(long)} does, recording {@code by} as {@code
+   * cancel_requested_by} in its metadata beside {@code cancel_requested_at}.
+   *
+   * @param by who cancelled it; may be null (nothing recorded)
+   */
+  public Optional<JobState> cancel(long id, String by) {
+    return Optional.ofNullable(store.cancel(dataSource, id, by)).map(JobState::fromDb);
   }
 
   /**
@@ -434,6 +444,74 @@ public final class JobAdmin {
           throw new BatonException(
               "cannot delete job (id=" + id + "): its state keeps changing; try again");
         });
+  }
+
+  /** Most ids one statement of {@link #retryAll} and its kin takes: 1,000. */
+  public static final int BULK_BATCH = AdminStore.MAX_BATCH;
+
+  /**
+   * Retries the jobs of {@code ids} as {@link #retry} does, in batched statements of up to {@value
+   * #BULK_BATCH} ids, each its own transaction: a job that is running, available, or gone is left
+   * as it is. Returns how many were retried. Doing it twice retries nothing the second time that
+   * the first retried (they are available then).
+   *
+   * @param by who retried them, recorded in their metadata; may be null
+   */
+  public long retryAll(List<Long> ids, String by) {
+    return retryMany(ids, RETRY_STATES, by, "cannot retry jobs");
+  }
+
+  /**
+   * Makes the {@code scheduled} and {@code retryable} jobs of {@code ids} available now as {@link
+   * #runNow} does, in batched statements as {@link #retryAll}; any other job is left as it is.
+   * Returns how many were made available.
+   */
+  public long runNowAll(List<Long> ids, String by) {
+    return retryMany(ids, RUN_NOW_STATES, by, "cannot run jobs now");
+  }
+
+  /**
+   * Cancels the jobs of {@code ids} as {@link #cancel(long, String)} does, in batched statements as
+   * {@link #retryAll}: waiting ones at once, running ones by telling their holders (a running job
+   * asked before is not asked again). Returns how many changed.
+   */
+  public long cancelAll(List<Long> ids, String by) {
+    return batched(ids, "cannot cancel jobs", (c, batch) -> store.cancelMany(c, batch, by));
+  }
+
+  /**
+   * Deletes the jobs of {@code ids} that are not running, in batched statements as {@link
+   * #retryAll}. Returns how many were deleted.
+   */
+  public long deleteAll(List<Long> ids) {
+    return batched(ids, "cannot delete jobs", store::deleteMany);
+  }
+
+  private static final String[] RETRY_STATES = {
+    "scheduled", "retryable", "completed", "cancelled", "discarded"
+  };
+  private static final String[] RUN_NOW_STATES = {"scheduled", "retryable"};
+
+  private long retryMany(List<Long> ids, String[] states, String by, String what) {
+    return batched(ids, what, (c, batch) -> store.retryMany(c, batch, states, by));
+  }
+
+  /** One statement of a bulk action on a batch of ids; returns how many rows it changed. */
+  private interface Batch {
+    long run(Connection c, long[] ids) throws SQLException;
+  }
+
+  private long batched(List<Long> ids, String what, Batch batch) {
+    Objects.requireNonNull(ids, "ids");
+    long changed = 0;
+    for (int from = 0; from < ids.size(); from += BULK_BATCH) {
+      List<Long> part = ids.subList(from, Math.min(ids.size(), from + BULK_BATCH));
+      long[] a = part.stream().mapToLong(Long::longValue).toArray();
+      changed +=
+          Db.inTransaction(
+              dataSource, what + " (" + a.length + " ids from " + a[0] + ")", c -> batch.run(c, a));
+    }
+    return changed;
   }
 
   private Job read(Connection c, long id) throws SQLException {
