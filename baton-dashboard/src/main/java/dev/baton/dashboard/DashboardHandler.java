@@ -322,16 +322,24 @@ final class DashboardHandler implements HttpHandler {
       back += "?" + Banner.query(o.outcome(), id, null);
     } else if ((m = QUEUE_ACTION.matcher(path)).matches()) {
       String queue = Request.queue("queue", decode(m.group(1)));
+      Integer cap = m.group(2).equals("cap") ? Views.backlogCap(queue, r.param("cap")) : null;
       o =
           switch (m.group(2)) {
             case "pause" -> views.pause(queue, by);
             case "resume" -> views.resume(queue, by);
+            case "cap" -> views.setBacklogCap(queue, cap, by);
+            case "uncap" -> views.removeBacklogCap(queue, by);
             default ->
                 throw new BadRequest(
                     404,
-                    "no queue action " + Request.shown(m.group(2)) + "; expected pause or resume");
+                    "no queue action "
+                        + Request.shown(m.group(2))
+                        + "; expected pause, resume, cap or uncap");
           };
       back = "/?" + Banner.query(o.outcome(), null, queue);
+      if (cap != null) {
+        back += "&n=" + cap;
+      }
     } else {
       throw new BadRequest(404, "no action at " + Request.shown(r.path));
     }
@@ -527,7 +535,8 @@ final class DashboardHandler implements HttpHandler {
     for (Views.QueueRow q : view.queues()) {
       ObjectNode o = json.valueToTree(q.stats());
       o.put("paused", q.paused());
-      o.put("backlog_cap", q.info() == null ? null : q.info().backlogCap());
+      o.put("backlog_cap", q.backlogCap());
+      o.put("waiting", q.waiting());
       if (q.paused()) {
         o.put("pausedBy", q.info().pausedBy());
         o.set("pausedAt", json.valueToTree(q.info().pausedAt()));

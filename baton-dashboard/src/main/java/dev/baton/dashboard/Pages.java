@@ -61,7 +61,9 @@ final class Pages {
         .raw("<th>Discarded</th><th title=\"Handler failures / attempts that ended\">")
         .raw("Failed 5 min</th><th>Failed 1 h</th>")
         .raw("<th title=\"Attempts given back: node gone or lease lost\">Rescued 1 h</th>")
-        .raw("<th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
+        .raw("<th title=\"Jobs waiting (available, scheduled, retryable) / backlog cap\">")
+        .raw(
+            "Waiting / cap</th><th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
     long[] totals = new long[6];
     // One scale for every queue's bars, so that a busy queue's bars stand taller than a quiet
     // one's.
@@ -116,10 +118,13 @@ final class Pages {
       } else {
         h.raw("0");
       }
-      h.raw("</td><td>").raw(chart(r.completed(), scale)).raw("</td><td>");
+      h.raw("</td>");
+      cap(h, r);
+      h.raw("<td>").raw(chart(r.completed(), scale)).raw("</td><td>");
       if (!readOnly) {
         String path = base + "/queues/" + q + (r.paused() ? "/resume" : "/pause");
         h.button(path, r.paused() ? "Resume" : "Pause", csrf, null);
+        capForm(h, r);
       }
       h.raw("</td></tr>");
       totals[0] += s.available();
@@ -135,7 +140,48 @@ final class Pages {
       h.raw("<th class=\"num\">").text(totals[i]).raw("</th>");
     }
     h.raw("<th></th><th></th><th class=\"num\">").text(totals[5]);
-    return h.raw("</th><th></th><th></th></tr></tfoot></table></div>").toString();
+    return h.raw("</th><th></th><th></th><th></th></tr></tfoot></table></div>").toString();
+  }
+
+  /**
+   * A queue's waiting jobs against its backlog cap: a warning from {@link Views#CAP_WARN} of the
+   * cap, bad at the cap (an enqueue is refused); "-" for a queue without a cap.
+   */
+  private static void cap(Html h, Views.QueueRow r) {
+    Integer cap = r.backlogCap();
+    if (cap == null) {
+      h.raw("<td class=\"num\" data-cap=\"\">-</td>");
+      return;
+    }
+    long waiting = r.waiting();
+    h.raw("<td class=\"num ")
+        .raw(level(waiting >= cap, waiting >= cap * Views.CAP_WARN))
+        .raw("\" data-cap=\"")
+        .text(cap)
+        .raw("\" data-waiting=\"")
+        .text(waiting)
+        .raw("\" title=\"")
+        .text(waiting >= cap ? "At its cap: enqueues are refused" : "Under its cap")
+        .raw("\">")
+        .text(String.format(Locale.ROOT, "%,d / %,d", waiting, cap))
+        .raw("</td>");
+  }
+
+  /**
+   * The form that sets a queue's backlog cap (the number checked by the server, so that a wrong one
+   * gets its message), and the button that removes it.
+   */
+  private void capForm(Html h, Views.QueueRow r) {
+    String path = base + "/queues/" + Html.url(r.name());
+    h.raw("<form class=\"inline cap\" method=\"post\" action=\"").text(path + "/cap");
+    h.raw("\"><input type=\"hidden\" name=\"csrf\" value=\"").text(csrf);
+    h.raw("\"><input name=\"cap\" inputmode=\"numeric\" size=\"9\" aria-label=\"Backlog cap of ");
+    h.text(r.name()).raw("\" placeholder=\"cap\" value=\"");
+    h.text(r.backlogCap() == null ? "" : r.backlogCap());
+    h.raw("\"><button type=\"submit\">Set cap</button></form>");
+    if (r.backlogCap() != null) {
+      h.button(path + "/uncap", "Remove cap", csrf, "Remove the backlog cap of " + r.name() + "?");
+    }
   }
 
   /** The cluster strip: live and stale nodes and the leader. */

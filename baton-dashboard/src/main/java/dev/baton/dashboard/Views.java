@@ -158,6 +158,16 @@ final class Views {
       return Math.max(0, stats.failed1h() - rescues.in1h());
     }
 
+    /** The queue's backlog cap, or null for none. */
+    Integer backlogCap() {
+      return info == null ? null : info.backlogCap();
+    }
+
+    /** The jobs a backlog cap counts: available, scheduled and retryable. */
+    long waiting() {
+      return stats.available() + stats.scheduled() + stats.retryable();
+    }
+
     /** Jobs are waiting to be claimed and no live node works the queue. */
     boolean unworked() {
       return stats.available() > 0 && liveNodes == 0 && !paused();
@@ -179,9 +189,9 @@ final class Views {
   }
 
   /**
-   * Every queue with figures, completions, a live or stale node working it, or paused: a queue
-   * known only by its control row is shown while it is paused; once resumed, a name that no job and
-   * no node has is nothing to look at.
+   * Every queue with figures, completions, a live or stale node working it, paused or capped: a
+   * queue known only by its control row is shown while it is paused or has a backlog cap; once
+   * resumed and uncapped, a name that no job and no node has is nothing to look at.
    */
   Overview overview() {
     Instant now = Instant.now();
@@ -197,7 +207,9 @@ final class Views {
     Map<String, Integer> live = new TreeMap<>();
     Set<String> shown = new TreeSet<>(figures.keySet());
     shown.addAll(completed.keySet());
-    infos.values().stream().filter(QueueInfo::paused).forEach(q -> shown.add(q.name()));
+    infos.values().stream()
+        .filter(q -> q.paused() || q.backlogCap() != null)
+        .forEach(q -> shown.add(q.name()));
     for (NodeInfo n : cluster.nodes()) {
       shown.addAll(n.queues());
       if (alive(n, now)) {
@@ -367,6 +379,66 @@ final class Views {
     return resumed
         ? new Outcome(200, "resumed", "queue " + queue + " resumed", null)
         : new Outcome(200, "not_paused", "queue " + queue + " was not paused", null);
+  }
+
+  /** The share of its backlog cap from which a queue's waiting count is shown as a warning. */
+  static final double CAP_WARN = 0.8;
+
+  /**
+   * The backlog cap an operator typed for {@code queue}: a whole number (thousands separated by
+   * commas or underscores allowed), else a 400 naming the range; the range itself is the operator
+   * API's check.
+   */
+  static int backlogCap(String queue, String given) {
+    try {
+      return Integer.parseInt(given == null ? "" : given.replace(",", "").replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw BadRequest.of(
+          "invalid backlog cap for queue "
+              + queue
+              + ": expected a whole number 1.."
+              + BatonAdmin.MAX_BACKLOG_CAP
+              + ", got "
+              + (given == null ? "none" : Request.shown(given)));
+    }
+  }
+
+  /**
+   * Sets {@code queue}'s backlog cap to {@code cap}, recording {@code by} in the log. A queue that
+   * had no cap takes {@link BatonAdmin#CAP_PROPAGATION} to answer (every client checks the cap once
+   * it has).
+   */
+  Outcome setBacklogCap(String queue, int cap, String by) {
+    java.util.OptionalInt before;
+    try {
+      before = admin.setBacklogCap(queue, cap, by);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    log.info("dashboard: queue {} backlog cap set to {} by {} (was {})", queue, cap, by, before);
+    return new Outcome(
+        200,
+        "cap_set",
+        "queue "
+            + queue
+            + " backlog cap set to "
+            + cap
+            + (before.isPresent() ? " (was " + before.getAsInt() + ")" : ""),
+        null);
+  }
+
+  /** Removes {@code queue}'s backlog cap, recording {@code by} in the log. */
+  Outcome removeBacklogCap(String queue, String by) {
+    boolean removed;
+    try {
+      removed = admin.removeBacklogCap(queue, by);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    log.info("dashboard: queue {} backlog cap removed by {}: {}", queue, by, removed);
+    return removed
+        ? new Outcome(200, "cap_removed", "queue " + queue + " backlog cap removed", null)
+        : new Outcome(200, "no_cap", "queue " + queue + " had no backlog cap", null);
   }
 
   /** The actions of a bulk request, each with the states it applies to. */

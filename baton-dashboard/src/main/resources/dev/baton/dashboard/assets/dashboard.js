@@ -34,6 +34,11 @@
     var url = part.getAttribute("data-refresh");
     var toggle = document.getElementById("live");
     function due() {
+      // Someone typing in a field of the part (a backlog cap) keeps what they typed.
+      var typing = document.activeElement;
+      if (typing && typing.tagName === "INPUT" && part.contains(typing)) {
+        return false;
+      }
       if (always) {
         return true;
       }
