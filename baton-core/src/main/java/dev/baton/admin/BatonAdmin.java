@@ -146,6 +146,15 @@ public final class BatonAdmin {
   }
 
   /**
+   * The uniqueness of job {@code id} (the states it holds its unique key in, and which job holds
+   * the key now); empty when the job does not exist or is not unique. See {@link
+   * JobAdmin#uniqueness}.
+   */
+  public Optional<JobAdmin.Uniqueness> uniqueness(long id) {
+    return jobs.uniqueness(id);
+  }
+
+  /**
    * The jobs matching {@code filter}, newest first. See {@link JobAdmin#list(JobAdmin.ListFilter)}.
    */
   public List<Job> list(JobAdmin.ListFilter filter) {

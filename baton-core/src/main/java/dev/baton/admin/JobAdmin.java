@@ -22,10 +22,13 @@ import dev.baton.internal.db.JobRow;
 import dev.baton.internal.db.SchemaName;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -512,6 +515,43 @@ public final class JobAdmin {
               dataSource, what + " (" + a.length + " ids from " + a[0] + ")", c -> batch.run(c, a));
     }
     return changed;
+  }
+
+  /**
+   * What makes a unique job unique, as far as the database keeps it (the key itself is a hash of
+   * its kind, args and the rest: docs/unique-jobs.md).
+   *
+   * @param states the states in which the job holds its key: {@code scheduled}, {@code available},
+   *     {@code running} and {@code retryable} always, plus those of the final states chosen
+   * @param holder the id of the job that holds the key now: this job's own while it is in one of
+   *     {@code states}, another's (which a retry of this one would meet), or null for none
+   */
+  public record Uniqueness(Set<JobState> states, Long holder) {
+    /** Copies {@code states}. */
+    public Uniqueness {
+      states = Collections.unmodifiableSet(EnumSet.copyOf(states));
+    }
+  }
+
+  /**
+   * The uniqueness of job {@code id}: empty when the job does not exist or was enqueued without
+   * uniqueness. One read by id, in its own transaction; the holder is read through the unique key's
+   * index, as of that read.
+   */
+  public Optional<Uniqueness> uniqueness(long id) {
+    return Optional.ofNullable(
+        Db.inTransaction(
+            dataSource,
+            "cannot read the uniqueness of job (id=" + id + ")",
+            c -> {
+              AdminStore.Uniqueness u = store.uniqueness(c, id);
+              if (u == null) {
+                return null;
+              }
+              Set<JobState> states = EnumSet.noneOf(JobState.class);
+              u.states().forEach(st -> states.add(JobState.fromDb(st)));
+              return new Uniqueness(states, u.holder());
+            }));
   }
 
   private Job read(Connection c, long id) throws SQLException {

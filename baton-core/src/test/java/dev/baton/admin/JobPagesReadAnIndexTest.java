@@ -118,6 +118,33 @@ class JobPagesReadAnIndexTest {
     }
   }
 
+  @Test
+  void aJobsUniquenessFindsTheHolderOfItsKeyThroughTheUniqueIndex() {
+    BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+    long id =
+        admin
+            .enqueue(
+                "sync",
+                ARGS,
+                dev.baton.EnqueueOptions.builder()
+                    .unique(dev.baton.UniqueOptions.byArgs().build())
+                    .build())
+            .job()
+            .id();
+    PlanRecorder recorder = new PlanRecorder(f.dataSource());
+    JobAdmin.Uniqueness u =
+        new BatonAdmin(recorder.dataSource(), f.schema()).uniqueness(id).orElseThrow();
+    assertThat(u.holder()).isEqualTo(id);
+    assertThat(recorder.plans()).isNotEmpty();
+    for (PlanRecorder.Plan p : recorder.plans()) {
+      assertThat(p.plan())
+          .as(p.sql())
+          .contains("job_pkey", "job_unique_key_idx")
+          .doesNotContain("Seq Scan");
+    }
+    f.execute("DELETE FROM %s.job WHERE id = " + id);
+  }
+
   private static boolean checkedOnRowsRead(JobBrowser.Filter filter) {
     if (filter.state() == JobState.RUNNING) {
       return false;

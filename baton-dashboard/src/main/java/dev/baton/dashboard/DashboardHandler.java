@@ -16,6 +16,7 @@ import dev.baton.JobState;
 import dev.baton.SchemaNotMigratedException;
 import dev.baton.SchemaTooNewException;
 import dev.baton.Secrets;
+import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
 import dev.baton.admin.StatsAdmin;
 import java.io.IOException;
@@ -216,10 +217,13 @@ final class DashboardHandler implements HttpHandler {
           start);
     } else if ((m = JOB.matcher(path)).matches()) {
       Job job = views.job(Request.id("id", m.group(1)));
+      JobAdmin.Uniqueness unique = views.admin.uniqueness(job.id()).orElse(null);
       if (api) {
-        sendJson(r, 200, json.valueToTree(job), start);
+        ObjectNode o = json.valueToTree(job);
+        o.set("unique", json.valueToTree(unique));
+        sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Job " + job.id(), live(r, pages.job(job, now)), start);
+        sendPage(r, "Job " + job.id(), live(r, pages.job(job, unique, now)), start);
       }
     } else if (path.equals("/nodes")) {
       Views.Cluster c = views.cluster();

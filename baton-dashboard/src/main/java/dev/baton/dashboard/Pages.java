@@ -9,6 +9,7 @@ import dev.baton.JobState;
 import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
 import dev.baton.QueueInfo;
+import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
 import dev.baton.admin.PeriodicAdmin;
 import dev.baton.admin.StatsAdmin;
@@ -615,7 +616,7 @@ final class Pages {
 
   // ---------------------------------------------------------------- job detail
 
-  String job(Job j, Instant now) {
+  String job(Job j, JobAdmin.Uniqueness unique, Instant now) {
     Html h = new Html();
     h.raw("<dl class=\"fields\">");
     dt(h, "State", j.state().dbName());
@@ -658,6 +659,7 @@ final class Pages {
               + (last != null && isRescue(last) ? " (rescued from it: " + last.error() + ")" : ""));
     }
     dt(h, "Idempotency key", j.idempotencyKey() == null ? "-" : j.idempotencyKey());
+    uniqueness(h, j, unique);
     dt(h, "Scheduled at", Html.time(j.scheduledAt()));
     dt(h, "Lease expires", Html.time(j.leaseExpiresAt()));
     dt(h, "Deadline", Html.time(j.deadlineAt()));
@@ -733,6 +735,30 @@ final class Pages {
         .raw("<p class=\"muted\">Scripts send <code>Authorization: Bearer TOKEN</code> instead.")
         .raw(" Signing in keeps the token in a cookie of this browser until it closes.</p>")
         .toString();
+  }
+
+  /**
+   * Whether the job is unique, the states it holds its key in, and who holds the key now: the job
+   * itself, no job, or another job (which a retry of this one would meet), linked.
+   */
+  private void uniqueness(Html h, Job j, JobAdmin.Uniqueness u) {
+    h.raw("<dt>Unique</dt><dd id=\"unique\">");
+    if (u == null) {
+      h.raw("no</dd>");
+      return;
+    }
+    h.text("yes, holds its key while ");
+    h.text(String.join(", ", u.states().stream().map(JobState::dbName).toList()));
+    h.raw("<div class=\"muted small\" id=\"unique-holder\">");
+    if (u.holder() == null) {
+      h.text("no job holds the key now: a new one would be accepted");
+    } else if (u.holder() == j.id()) {
+      h.text("this job holds the key now");
+    } else {
+      h.raw("<a href=\"").text(base + "/jobs/" + u.holder()).raw("\">job ").text(u.holder());
+      h.raw("</a> holds the key now: a retry of this job waits until it finishes");
+    }
+    h.raw("</div></dd>");
   }
 
   private static void dt(Html h, String name, Object value) {

@@ -1,6 +1,7 @@
 package dev.baton.dashboard;
 
 import dev.baton.BatonConfig;
+import dev.baton.BatonException;
 import dev.baton.InvalidConfigException;
 import dev.baton.Job;
 import dev.baton.JobState;
@@ -267,7 +268,20 @@ final class Views {
   record Outcome(int status, String outcome, String message, Job job) {}
 
   Outcome retry(long id, String by) {
-    JobAdmin.RetryResult r = admin.retry(id, by);
+    JobAdmin.RetryResult r;
+    try {
+      r = admin.retry(id, by);
+    } catch (BatonException e) {
+      // A finished unique job whose key another job holds now: the operator API refuses it with
+      // the reason, which the operator gets as a conflict (any other failure stays a failure).
+      Long holder = admin.uniqueness(id).map(JobAdmin.Uniqueness::holder).orElse(null);
+      if (holder == null || holder == id) {
+        throw e;
+      }
+      log.info("dashboard: job {} retry by {}: job {} holds its unique key", id, by, holder);
+      return new Outcome(
+          409, "unique_key_held", e.getMessage() + " (it is held by job " + holder + ")", null);
+    }
     log.info("dashboard: job {} retry by {}: {}", id, by, r.outcome());
     return switch (r.outcome()) {
       case RETRIED ->

@@ -147,4 +147,71 @@ class DashboardCapsAndUniqueJobsTest {
                     "SELECT count(*)::text FROM " + f.schema() + ".queue WHERE name = 'badcaps'"))
         .isEqualTo("0");
   }
+
+  private static long enqueueUnique(String customer) {
+    dev.baton.admin.BatonAdmin admin = new dev.baton.admin.BatonAdmin(f.dataSource(), f.schema());
+    return admin
+        .enqueue(
+            "sync_customer",
+            new com.fasterxml.jackson.databind.ObjectMapper()
+                .createObjectNode()
+                .put("customer", customer),
+            dev.baton.EnqueueOptions.builder()
+                .unique(dev.baton.UniqueOptions.byArgs().build())
+                .build())
+        .job()
+        .id();
+  }
+
+  private static void complete(long id) {
+    f.execute(
+        "UPDATE %s.job SET state = 'completed', attempt = 1, finalized_at = now() WHERE id = "
+            + id);
+  }
+
+  @Test
+  void aJobsPageSaysWhetherItIsUniqueAndARetryMeetingItsKeyIsAConflictWithTheReason()
+      throws Exception {
+    long plain = Seed.available(f, "plain");
+    assertThat(web.get("/jobs/" + plain).body()).contains("<dd id=\"unique\">no</dd>");
+    assertThat(web.get("/api/jobs/" + plain).body()).contains("\"unique\":null");
+
+    long first = enqueueUnique("acme");
+    assertThat(web.get("/jobs/" + first).body())
+        .contains(
+            "yes, holds its key while scheduled, available, running, retryable",
+            "this job holds the key now");
+    complete(first);
+    assertThat(web.get("/jobs/" + first).body()).contains("no job holds the key now");
+    long second = enqueueUnique("acme");
+    assertThat(second).isNotEqualTo(first);
+    String page = web.get("/jobs/" + first).body();
+    assertThat(page).contains("href=\"/jobs/" + second + "\">job " + second + "</a> holds the key");
+    assertThat(web.get("/api/jobs/" + first).body())
+        .contains(
+            "\"unique\":{\"states\":[\"scheduled\",\"available\",\"running\",\"retryable\"],\"holder\":"
+                + second
+                + "}");
+
+    // The operator retries the finished one while the second holds the key: a conflict with the
+    // reason, nothing changed.
+    HttpResponse<String> form = web.postForm("/jobs/" + first + "/retry", "csrf=" + web.token());
+    assertThat(form.statusCode()).isEqualTo(409);
+    assertThat(form.body())
+        .contains(
+            "cannot retry job (id=" + first + "): another job holds its unique key",
+            "it is held by job " + second)
+        .doesNotContain("Exception", "\tat ", "could not answer");
+    HttpResponse<String> api = web.post("/api/jobs/" + first + "/retry");
+    assertThat(api.statusCode()).isEqualTo(409);
+    assertThat(api.body())
+        .contains("\"outcome\":\"unique_key_held\"", "another job holds its unique key");
+    assertThat(Seed.state(f, first)).isEqualTo("completed");
+
+    // Once the second has finished, the retry goes through.
+    complete(second);
+    assertThat(web.postForm("/jobs/" + first + "/retry", "csrf=" + web.token()).statusCode())
+        .isEqualTo(303);
+    assertThat(Seed.state(f, first)).isEqualTo("available");
+  }
 }

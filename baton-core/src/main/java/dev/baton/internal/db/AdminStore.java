@@ -163,8 +163,23 @@ public final class AdminStore {
       SELECT state FROM ${schema}.job WHERE id = ? FOR UPDATE
       """;
 
+  // A unique job's states and the job holding its key now (itself, another or none), for an
+  // operator's page: read only here, never by a claim (the claim's columns stay JobRow's). The
+  // holder is found through job_unique_key_idx, whose predicate the WHERE clause repeats. A job
+  // without uniqueness has no row. Binds: id.
+  private static final String UNIQUENESS =
+      """
+      SELECT j.unique_states,
+             (SELECT h.id FROM ${schema}.job h
+              WHERE h.unique_key = j.unique_key AND h.state = ANY (h.unique_states)
+              LIMIT 1) AS holder
+      FROM ${schema}.job j
+      WHERE j.id = ? AND j.unique_key IS NOT NULL
+      """;
+
   private final SchemaName schema;
   private final String get;
+  private final String uniqueness;
   private final String list;
   private final String retry;
   private final String delete;
@@ -178,6 +193,7 @@ public final class AdminStore {
   public AdminStore(SchemaName schema) {
     this.schema = schema;
     this.get = schema.expand(GET);
+    this.uniqueness = schema.expand(UNIQUENESS);
     this.list = schema.expand(LIST);
     this.retry = schema.expand(RETRY);
     this.delete = schema.expand(DELETE);
@@ -193,6 +209,27 @@ public final class AdminStore {
     try (PreparedStatement ps = c.prepareStatement(get)) {
       ps.setLong(1, id);
       return readOne(ps);
+    }
+  }
+
+  /**
+   * A unique job's uniqueness: the states it holds its key in, as stored, and the id of the job
+   * holding the key now (null for none).
+   */
+  public record Uniqueness(List<String> states, Long holder) {}
+
+  /** The uniqueness of job {@code id}, or null when it does not exist or is not unique. */
+  public Uniqueness uniqueness(Connection c, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(uniqueness)) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        String[] states = (String[]) rs.getArray(1).getArray();
+        long holder = rs.getLong(2);
+        return new Uniqueness(List.of(states), rs.wasNull() ? null : holder);
+      }
     }
   }
 
