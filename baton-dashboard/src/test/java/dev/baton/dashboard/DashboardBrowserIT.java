@@ -36,10 +36,12 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * is never asked, so nothing is downloaded), one browser session for the class: an operator finds a
  * discarded job from the overview and retries it; finds a dead worker's queue flagged, a failure
  * from the grouped view to its job and root cause, a job by its args, cancels selected jobs and
- * sees who paused a queue; pauses a queue and its worker stops claiming; every page fits 420 px;
- * args render as text; a form without its CSRF token is refused; with auth on, the browser gets
- * 401. Saves the screenshots that the docs show under target/screenshots; {@code
- * baton-dashboard/screenshots.sh} runs this test and copies them to docs/images.
+ * sees who paused a queue; pauses a queue and its worker stops claiming; sets and removes a queue's
+ * backlog cap (a typo gets its message); retries a unique job whose key another job holds and is
+ * told which; every page fits 420 px; args render as text; a form without its CSRF token is
+ * refused; with auth on, the browser gets 401. Saves the screenshots that the docs show under
+ * target/screenshots; {@code baton-dashboard/screenshots.sh} runs this test and copies them to
+ * docs/images.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardBrowserIT {
@@ -327,6 +329,82 @@ class DashboardBrowserIT {
               return true;
             });
     waiting().until(d -> d.findElement(By.cssSelector("p.message")).getText().contains(queue));
+  }
+
+  /** Types {@code cap} into the cap field of {@code queue}'s row on the overview and sets it. */
+  private void setCap(String queue, String cap) {
+    browser.get(url("/"));
+    waiting()
+        .until(
+            d -> {
+              org.openqa.selenium.WebElement field =
+                  d.findElement(By.cssSelector("tr[data-queue='" + queue + "'] input[name=cap]"));
+              field.clear();
+              field.sendKeys(cap);
+              d.findElement(By.xpath("//tr[@data-queue='" + queue + "']//button[.='Set cap']"))
+                  .click();
+              return true;
+            });
+  }
+
+  @Test
+  void anOperatorSetsAndRemovesAQueuesBacklogCapAndATypoGetsItsMessage() {
+    Seed.available(f, "capped");
+    Seed.available(f, "capped");
+    setCap("capped", "lots");
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.id("error"))
+                    .getText()
+                    .contains("expected a whole number 1..100000000, got \"lots\""));
+
+    setCap("capped", "2");
+    waiting().until(d -> d.findElement(By.cssSelector("p.message")).getText().contains("set to 2"));
+    org.openqa.selenium.WebElement cell =
+        browser.findElement(By.cssSelector("tr[data-queue='capped'] td[data-cap='2']"));
+    assertThat(cell.getText()).isEqualTo("2 / 2");
+    assertThat(cell.getAttribute("class")).contains("bad");
+
+    browser.findElement(By.xpath("//tr[@data-queue='capped']//button[.='Remove cap']")).click();
+    browser.switchTo().alert().accept();
+    waiting()
+        .until(d -> d.findElement(By.cssSelector("p.message")).getText().contains("cap removed"));
+    assertThat(
+            f.db()
+                .queryString(
+                    "SELECT count(*)::text FROM "
+                        + f.schema()
+                        + ".queue WHERE name = 'capped' AND backlog_cap IS NOT NULL"))
+        .isEqualTo("0");
+  }
+
+  @Test
+  void aRetryOfAUniqueJobWhoseKeyAnotherJobHoldsSaysWhichAndChangesNothing() {
+    dev.baton.admin.BatonAdmin admin = new dev.baton.admin.BatonAdmin(f.dataSource(), f.schema());
+    dev.baton.EnqueueOptions unique =
+        dev.baton.EnqueueOptions.builder()
+            .queue("unique")
+            .unique(dev.baton.UniqueOptions.byArgs().build())
+            .build();
+    com.fasterxml.jackson.databind.JsonNode args =
+        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("customer", 7);
+    long first = admin.enqueue("sync", args, unique).job().id();
+    f.execute("UPDATE %s.job SET state = 'completed', finalized_at = now() WHERE id = " + first);
+    long second = admin.enqueue("sync", args, unique).job().id();
+
+    browser.get(url("/jobs/" + first));
+    assertThat(browser.findElement(By.id("unique")).getText())
+        .contains("yes, holds its key while scheduled", "job " + second + " holds the key now");
+    browser.findElement(By.xpath("//button[.='Retry']")).click();
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.id("error"))
+                    .getText()
+                    .contains("another job holds its unique key"));
+    assertThat(browser.findElement(By.id("error")).getText()).contains("job " + second);
+    assertThat(Seed.state(f, first)).isEqualTo("completed");
   }
 
   @Test
