@@ -429,7 +429,12 @@ final class Views {
     } catch (InvalidConfigException e) {
       throw BadRequest.of(e.getMessage());
     }
-    log.info("dashboard: queue {} backlog cap set to {} by {} (was {})", queue, cap, by, before);
+    log.info(
+        "dashboard: queue {} backlog cap set to {} by {} (was {})",
+        queue,
+        cap,
+        by,
+        before.isPresent() ? before.getAsInt() : "none");
     return new Outcome(
         200,
         "cap_set",
