@@ -29,14 +29,7 @@ class DashboardCapsAndUniqueJobsTest {
             .auth(DashboardAuth.basic("ops-ben", "pw"))
             .build()
             .serve(new InetSocketAddress("127.0.0.1", 0));
-    web =
-        new WebClient(
-            server.uri(),
-            "Authorization",
-            "Basic "
-                + java.util.Base64.getEncoder()
-                    .encodeToString(
-                        "ops-ben:pw".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    web = WebClient.basicAuth(server.uri(), "ops-ben", "pw");
   }
 
   @AfterAll

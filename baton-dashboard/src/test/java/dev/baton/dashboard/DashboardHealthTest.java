@@ -28,14 +28,7 @@ class DashboardHealthTest {
             .auth(DashboardAuth.basic("ops-anna", "pw"))
             .build()
             .serve(new InetSocketAddress("127.0.0.1", 0));
-    web =
-        new WebClient(
-            server.uri(),
-            "Authorization",
-            "Basic "
-                + java.util.Base64.getEncoder()
-                    .encodeToString(
-                        "ops-anna:pw".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    web = WebClient.basicAuth(server.uri(), "ops-anna", "pw");
   }
 
   @AfterAll
