@@ -61,7 +61,18 @@ class DashboardCapsAndUniqueJobsTest {
     Seed.scheduled(f, "capped");
     assertThat(capCell("capped")).contains("data-cap=\"\"").endsWith(">-");
 
-    HttpResponse<String> set = setCap("capped", "3");
+    // Who set it is the signed-in user, in the log (slf4j-simple writes to System.err).
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    HttpResponse<String> set;
+    System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      set = setCap("capped", "3");
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(log.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("dashboard: queue capped backlog cap set to 3 by ops-ben (was none)");
     assertThat(set.statusCode()).isEqualTo(303);
     assertThat(set.headers().firstValue("Location").orElseThrow())
         .endsWith("done=cap_set&queue=capped&n=3");
