@@ -455,8 +455,9 @@ public final class JobAdmin {
   /**
    * Retries the jobs of {@code ids} as {@link #retry} does, in batched statements of up to {@value
    * #BULK_BATCH} ids, each its own transaction: a job that is running, available, or gone is left
-   * as it is. Returns how many were retried. Doing it twice retries nothing the second time that
-   * the first retried (they are available then).
+   * as it is, and so is a finished unique job whose key another job holds (a batch that holds one
+   * is done again a job at a time). Returns how many were retried. Doing it twice retries nothing
+   * the second time that the first retried (they are available then).
    *
    * @param by who retried them, recorded in their metadata; may be null
    */
@@ -496,7 +497,31 @@ public final class JobAdmin {
   private static final String[] RUN_NOW_STATES = {"scheduled", "retryable"};
 
   private long retryMany(List<Long> ids, String[] states, String by, String what) {
-    return batched(ids, what, (c, batch) -> store.retryMany(c, batch, states, by));
+    Objects.requireNonNull(ids, "ids");
+    long changed = 0;
+    for (int from = 0; from < ids.size(); from += BULK_BATCH) {
+      List<Long> part = ids.subList(from, Math.min(ids.size(), from + BULK_BATCH));
+      try {
+        changed += batched(part, what, (c, batch) -> store.retryMany(c, batch, states, by));
+      } catch (BatonException e) {
+        if (!AdminStore.meetsAHeldUniqueKey(e)) {
+          throw e;
+        }
+        // A finished unique job of the batch would take a key that another job holds (or that an
+        // earlier job of the batch takes): the batch again, a job at a time, leaving those as
+        // they are, as a job in a state the action does not take is left.
+        for (long id : part) {
+          try {
+            changed += batched(List.of(id), what, (c, one) -> store.retryMany(c, one, states, by));
+          } catch (BatonException one) {
+            if (!AdminStore.meetsAHeldUniqueKey(one)) {
+              throw one;
+            }
+          }
+        }
+      }
+    }
+    return changed;
   }
 
   /** One statement of a bulk action on a batch of ids; returns how many rows it changed. */

@@ -211,6 +211,16 @@ class DashboardCapsAndUniqueJobsTest {
     assertThat(api.body())
         .contains("\"outcome\":\"unique_key_held\"", "another job holds its unique key");
     assertThat(Seed.state(f, first)).isEqualTo("completed");
+    // In bulk, beside a job that can be retried: that one is, the unique one is left as it is.
+    long other = Seed.discarded(f, "plain", "{}");
+    HttpResponse<String> bulk =
+        web.postForm(
+            "/api/jobs/bulk?action=retry",
+            "csrf=" + web.token() + "&ids=" + first + "&ids=" + other);
+    assertThat(bulk.statusCode()).as(bulk.body()).isEqualTo(200);
+    assertThat(bulk.body()).contains("\"done\":1,\"skipped\":1");
+    assertThat(Seed.state(f, first)).isEqualTo("completed");
+    assertThat(Seed.state(f, other)).isEqualTo("available");
 
     // Once the second has finished, the retry goes through.
     complete(second);

@@ -272,9 +272,7 @@ public final class AdminStore {
       ps.setString(3, schema.insertChannel());
       return readOne(ps);
     } catch (SQLException e) {
-      if ("23505".equals(e.getSQLState())
-          && e.getMessage() != null
-          && e.getMessage().contains("job_unique_key_idx")) {
+      if (meetsAHeldUniqueKey(e)) {
         // A finished unique job made available again would be a second job holding its key.
         throw new BatonException(
             "cannot retry job (id="
@@ -285,6 +283,22 @@ public final class AdminStore {
       }
       throw e;
     }
+  }
+
+  /**
+   * Whether {@code e}, or one of its causes, is a retry that would have made a finished unique job
+   * a second holder of its key (a unique violation of {@code job_unique_key_idx}).
+   */
+  public static boolean meetsAHeldUniqueKey(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && "23505".equals(sql.getSQLState())
+          && sql.getMessage() != null
+          && sql.getMessage().contains("job_unique_key_idx")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Most ids one statement of a bulk action takes: 1,000. */
