@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Refreshes the dashboard's screenshots in docs/images (dashboard-overview.png, dashboard-job.png).
+# Refreshes the dashboard's screenshots in docs/images (dashboard-overview.png,
+# dashboard-failures.png, dashboard-job.png).
 # Runs DashboardBrowserIT alone, which drives a headless Chromium over a seeded dashboard and saves
 # them under baton-dashboard/target/screenshots (as it does in every `mvn verify`), then copies
 # them to docs/images. Tests never write into the sources; this command is the one way the tracked
@@ -27,11 +28,12 @@ mvn -q -B -pl baton-dashboard -am verify \
   -Dit.test=DashboardBrowserIT -Dfailsafe.failIfNoSpecifiedTests=false \
   -Dspotless.check.skip
 
-for name in dashboard-overview.png dashboard-job.png; do
+for name in dashboard-overview.png dashboard-failures.png dashboard-job.png; do
   if [[ ! -s "$shots/$name" ]]; then
     echo "DashboardBrowserIT wrote no $shots/$name; docs/images left as they were" >&2
     exit 1
   fi
 done
-cp "$shots/dashboard-overview.png" "$shots/dashboard-job.png" docs/images/
-echo "docs/images/dashboard-overview.png and docs/images/dashboard-job.png refreshed" >&2
+cp "$shots/dashboard-overview.png" "$shots/dashboard-failures.png" "$shots/dashboard-job.png" \
+  docs/images/
+echo "docs/images/dashboard-{overview,failures,job}.png refreshed" >&2

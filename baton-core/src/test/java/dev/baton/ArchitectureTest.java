@@ -62,9 +62,12 @@ class ArchitectureTest {
             "dev.baton.Counters",
             "dev.baton.Job",
             "dev.baton.NodeInfo",
+            "dev.baton.admin.JobBrowser$Filter",
             "dev.baton.admin.PeriodicAdmin$PeriodicInfo",
             "dev.baton.admin.StatsAdmin$QueueStats",
             // Rows of internal.db: a component per column a statement reads or binds.
+            "dev.baton.internal.db.BrowseStore$FailureRow",
+            "dev.baton.internal.db.BrowseStore$Filter",
             "dev.baton.internal.db.ClaimedJob",
             "dev.baton.internal.db.ClusterStore$NodeRow",
             "dev.baton.internal.db.EnqueueStore$NewJob",

@@ -182,6 +182,7 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
         b.traceSql(),
         b.heartbeat(),
         b.prefetch(),
+        b.concurrencyLimit(),
         b.rawArgs());
   }
 

@@ -18,6 +18,7 @@ import dev.baton.internal.db.ClusterStore;
 import dev.baton.internal.db.Db;
 import dev.baton.internal.db.Leadership;
 import dev.baton.internal.db.SchemaName;
+import dev.baton.migrate.Migrator;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -154,6 +155,15 @@ public final class BatonAdmin {
   }
 
   /**
+   * The uniqueness of job {@code id} (the states it holds its unique key in, and which job holds
+   * the key now); empty when the job does not exist or is not unique. See {@link
+   * JobAdmin#uniqueness}.
+   */
+  public Optional<JobAdmin.Uniqueness> uniqueness(long id) {
+    return jobs.uniqueness(id);
+  }
+
+  /**
    * The jobs matching {@code filter}, newest first. See {@link JobAdmin#list(JobAdmin.ListFilter)}.
    */
   public List<Job> list(JobAdmin.ListFilter filter) {
@@ -212,6 +222,57 @@ public final class BatonAdmin {
    */
   public Optional<JobState> cancel(long id) {
     return jobs.cancel(id);
+  }
+
+  /**
+   * Cancels a job as {@link #cancel(long)}, recording {@code by} in its metadata ({@code
+   * cancel_requested_by}). See {@link JobAdmin#cancel(long, String)}.
+   */
+  public Optional<JobState> cancel(long id, String by) {
+    return jobs.cancel(id, by);
+  }
+
+  /**
+   * Checks that the schema exists and is at the version this library needs, as a dashboard does
+   * before it serves: a database that cannot be reached fails here, once, rather than on every
+   * page.
+   *
+   * @throws dev.baton.SchemaNotMigratedException if the schema has no Baton tables or an older
+   *     version
+   * @throws dev.baton.SchemaTooNewException if it is at a version newer than this library knows
+   * @throws dev.baton.BatonException if the database cannot be reached
+   */
+  public void requireLatestSchema() {
+    new Migrator(dataSource, schema.name()).requireLatest();
+  }
+
+  /**
+   * Retries many jobs in batched statements; returns how many were retried. See {@link
+   * JobAdmin#retryAll}.
+   */
+  public long retryAll(List<Long> ids, String by) {
+    return jobs.retryAll(ids, by);
+  }
+
+  /**
+   * Makes the waiting ones of many jobs available now; returns how many. See {@link
+   * JobAdmin#runNowAll}.
+   */
+  public long runNowAll(List<Long> ids, String by) {
+    return jobs.runNowAll(ids, by);
+  }
+
+  /**
+   * Cancels many jobs in batched statements; returns how many changed. See {@link
+   * JobAdmin#cancelAll}.
+   */
+  public long cancelAll(List<Long> ids, String by) {
+    return jobs.cancelAll(ids, by);
+  }
+
+  /** Deletes many jobs that are not running; returns how many. See {@link JobAdmin#deleteAll}. */
+  public long deleteAll(List<Long> ids) {
+    return jobs.deleteAll(ids);
   }
 
   /** Deletes a job that is not running. See {@link JobAdmin#delete}. */
@@ -520,6 +581,22 @@ public final class BatonAdmin {
    */
   public List<StatsAdmin.QueueCompletions> completions(Duration window, Duration bucket) {
     return stats.completions(window, bucket);
+  }
+
+  /**
+   * The failed attempts of the last {@code window}, grouped by queue, kind, error and root cause,
+   * rescues told apart. See {@link StatsAdmin#failures}.
+   */
+  public List<StatsAdmin.FailureGroup> failures(Duration window, int limit) {
+    return stats.failures(window, limit);
+  }
+
+  /**
+   * Wait and run time percentiles per queue and kind of the latest completions. See {@link
+   * StatsAdmin#latencies}.
+   */
+  public List<StatsAdmin.Latency> latencies(Duration window, int sample) {
+    return stats.latencies(window, sample);
   }
 
   // ---------------------------------------------------------------- cluster

@@ -23,10 +23,13 @@ import dev.baton.internal.db.SchemaName;
 import dev.baton.internal.db.WorkflowStore;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -491,7 +494,17 @@ public final class JobAdmin {
    * running job; empty when the job does not exist or is already final.
    */
   public Optional<JobState> cancel(long id) {
-    return Optional.ofNullable(store.cancel(dataSource, id)).map(JobState::fromDb);
+    return cancel(id, null);
+  }
+
+  /**
+   * Cancels a job as {@link #cancel(long)} does, recording {@code by} as {@code
+   * cancel_requested_by} in its metadata beside {@code cancel_requested_at}.
+   *
+   * @param by who cancelled it; may be null (nothing recorded)
+   */
+  public Optional<JobState> cancel(long id, String by) {
+    return Optional.ofNullable(store.cancel(dataSource, id, by)).map(JobState::fromDb);
   }
 
   /**
@@ -520,6 +533,136 @@ public final class JobAdmin {
           throw new BatonException(
               "cannot delete job (id=" + id + "): its state keeps changing; try again");
         });
+  }
+
+  /** Most ids one statement of {@link #retryAll} and its kin takes: 1,000. */
+  public static final int BULK_BATCH = AdminStore.MAX_BATCH;
+
+  /**
+   * Retries the jobs of {@code ids} as {@link #retry} does, in batched statements of up to {@value
+   * #BULK_BATCH} ids, each its own transaction: a job that is running, available, or gone is left
+   * as it is, and so is a finished unique job whose key another job holds (a batch that holds one
+   * is done again a job at a time). Returns how many were retried. Doing it twice retries nothing
+   * the second time that the first retried (they are available then).
+   *
+   * @param by who retried them, recorded in their metadata; may be null
+   */
+  public long retryAll(List<Long> ids, String by) {
+    return retryMany(ids, RETRY_STATES, by, "cannot retry jobs");
+  }
+
+  /**
+   * Makes the {@code scheduled} and {@code retryable} jobs of {@code ids} available now as {@link
+   * #runNow} does, in batched statements as {@link #retryAll}; any other job is left as it is.
+   * Returns how many were made available.
+   */
+  public long runNowAll(List<Long> ids, String by) {
+    return retryMany(ids, RUN_NOW_STATES, by, "cannot run jobs now");
+  }
+
+  /**
+   * Cancels the jobs of {@code ids} as {@link #cancel(long, String)} does, in batched statements as
+   * {@link #retryAll}: waiting ones at once, running ones by telling their holders (a running job
+   * asked before is not asked again). Returns how many changed.
+   */
+  public long cancelAll(List<Long> ids, String by) {
+    return batched(ids, "cannot cancel jobs", (c, batch) -> store.cancelMany(c, batch, by));
+  }
+
+  /**
+   * Deletes the jobs of {@code ids} that are not running, in batched statements as {@link
+   * #retryAll}. Returns how many were deleted.
+   */
+  public long deleteAll(List<Long> ids) {
+    return batched(ids, "cannot delete jobs", store::deleteMany);
+  }
+
+  private static final String[] RETRY_STATES = {
+    "scheduled", "retryable", "completed", "cancelled", "discarded"
+  };
+  private static final String[] RUN_NOW_STATES = {"scheduled", "retryable"};
+
+  private long retryMany(List<Long> ids, String[] states, String by, String what) {
+    Objects.requireNonNull(ids, "ids");
+    long changed = 0;
+    for (int from = 0; from < ids.size(); from += BULK_BATCH) {
+      List<Long> part = ids.subList(from, Math.min(ids.size(), from + BULK_BATCH));
+      try {
+        changed += batched(part, what, (c, batch) -> store.retryMany(c, batch, states, by));
+      } catch (BatonException e) {
+        if (!AdminStore.meetsAHeldUniqueKey(e)) {
+          throw e;
+        }
+        // A finished unique job of the batch would take a key that another job holds (or that an
+        // earlier job of the batch takes): the batch again, a job at a time, leaving those as
+        // they are, as a job in a state the action does not take is left.
+        for (long id : part) {
+          try {
+            changed += batched(List.of(id), what, (c, one) -> store.retryMany(c, one, states, by));
+          } catch (BatonException one) {
+            if (!AdminStore.meetsAHeldUniqueKey(one)) {
+              throw one;
+            }
+          }
+        }
+      }
+    }
+    return changed;
+  }
+
+  /** One statement of a bulk action on a batch of ids; returns how many rows it changed. */
+  private interface Batch {
+    long run(Connection c, long[] ids) throws SQLException;
+  }
+
+  private long batched(List<Long> ids, String what, Batch batch) {
+    Objects.requireNonNull(ids, "ids");
+    long changed = 0;
+    for (int from = 0; from < ids.size(); from += BULK_BATCH) {
+      List<Long> part = ids.subList(from, Math.min(ids.size(), from + BULK_BATCH));
+      long[] a = part.stream().mapToLong(Long::longValue).toArray();
+      changed +=
+          Db.inTransaction(
+              dataSource, what + " (" + a.length + " ids from " + a[0] + ")", c -> batch.run(c, a));
+    }
+    return changed;
+  }
+
+  /**
+   * What makes a unique job unique, as far as the database keeps it (the key itself is a hash of
+   * its kind, args and the rest: docs/unique-jobs.md).
+   *
+   * @param states the states in which the job holds its key: {@code scheduled}, {@code available},
+   *     {@code running} and {@code retryable} always, plus those of the final states chosen
+   * @param holder the id of the job that holds the key now: this job's own while it is in one of
+   *     {@code states}, another's (which a retry of this one would meet), or null for none
+   */
+  public record Uniqueness(Set<JobState> states, Long holder) {
+    /** Copies {@code states}. */
+    public Uniqueness {
+      states = Collections.unmodifiableSet(EnumSet.copyOf(states));
+    }
+  }
+
+  /**
+   * The uniqueness of job {@code id}: empty when the job does not exist or was enqueued without
+   * uniqueness. One read by id, in its own transaction; the holder is read through the unique key's
+   * index, as of that read.
+   */
+  public Optional<Uniqueness> uniqueness(long id) {
+    return Optional.ofNullable(
+        Db.inTransaction(
+            dataSource,
+            "cannot read the uniqueness of job (id=" + id + ")",
+            c -> {
+              AdminStore.Uniqueness u = store.uniqueness(c, id);
+              if (u == null) {
+                return null;
+              }
+              Set<JobState> states = EnumSet.noneOf(JobState.class);
+              u.states().forEach(st -> states.add(JobState.fromDb(st)));
+              return new Uniqueness(states, u.holder());
+            }));
   }
 
   private Job read(Connection c, long id) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.baton.admin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -77,40 +78,89 @@ public final class JobBrowser {
    * @param kind only jobs of this kind
    * @param id only the job with this id
    * @param idempotencyKey only the job with this idempotency key
+   * @param args only jobs whose args contain this JSON object ({@code @>})
+   * @param metadata only jobs whose metadata contain this JSON object
    */
-  public record Filter(JobState state, String queue, String kind, Long id, String idempotencyKey) {
+  public record Filter(
+      JobState state,
+      String queue,
+      String kind,
+      Long id,
+      String idempotencyKey,
+      JsonNode args,
+      JsonNode metadata) {
 
     /** Every job. */
     public static final Filter ANY = new Filter(null, null, null, null, null);
 
+    /**
+     * Checks that {@code args} and {@code metadata} are JSON objects when given.
+     *
+     * @throws IllegalArgumentException if one is given and is not a JSON object
+     */
+    public Filter {
+      for (JsonNode n : new JsonNode[] {args, metadata}) {
+        if (n != null && !n.isObject()) {
+          throw new IllegalArgumentException(
+              "invalid job filter: args and metadata must be JSON objects to look for, got "
+                  + n.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+        }
+      }
+    }
+
+    /** A filter without args or metadata to look for. */
+    public Filter(JobState state, String queue, String kind, Long id, String idempotencyKey) {
+      this(state, queue, kind, id, idempotencyKey, null, null);
+    }
+
+    /**
+     * This filter with the jobs whose args contain {@code args} (JSON containment, {@code @>}:
+     * every key and value of it, nested objects and array elements included), null for any. Checked
+     * on the rows a page reads, within {@link JobBrowser#SCAN_BUDGET}, like a kind.
+     */
+    public Filter withArgs(JsonNode args) {
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
+    }
+
+    /** This filter with the jobs whose metadata contain {@code metadata}, null for any. */
+    public Filter withMetadata(JsonNode metadata) {
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
+    }
+
     /** This filter with {@code state} (null: any). */
     public Filter withState(JobState state) {
-      return new Filter(state, queue, kind, id, idempotencyKey);
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
     }
 
     /** This filter with {@code queue} (null: any). */
     public Filter withQueue(String queue) {
-      return new Filter(state, queue, kind, id, idempotencyKey);
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
     }
 
     /** This filter with {@code kind} (null: any). */
     public Filter withKind(String kind) {
-      return new Filter(state, queue, kind, id, idempotencyKey);
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
     }
 
     /** This filter with {@code id} (null: any). */
     public Filter withId(Long id) {
-      return new Filter(state, queue, kind, id, idempotencyKey);
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
     }
 
     /** This filter with {@code idempotencyKey} (null: any). */
     public Filter withIdempotencyKey(String idempotencyKey) {
-      return new Filter(state, queue, kind, id, idempotencyKey);
+      return new Filter(state, queue, kind, id, idempotencyKey, args, metadata);
     }
 
     private BrowseStore.Filter toStore() {
       return new BrowseStore.Filter(
-          state == null ? null : state.dbName(), queue, kind, id, idempotencyKey);
+          state == null ? null : state.dbName(),
+          queue,
+          kind,
+          id,
+          idempotencyKey,
+          args == null ? null : args.toString(),
+          metadata == null ? null : metadata.toString());
     }
   }
 

@@ -9,6 +9,8 @@ import dev.baton.internal.db.StatsStore;
 import dev.baton.migrate.Migrator;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -212,6 +214,165 @@ public final class StatsAdmin {
       out.add(new QueueLimit(l.queue(), l.limit(), l.running(), l.available()));
     }
     return out;
+  }
+
+  /** Most groups {@link #failures} returns: 500. */
+  public static final int MAX_FAILURE_GROUPS = 500;
+
+  /**
+   * What a group of failed attempts shares.
+   *
+   * @param queue the queue
+   * @param kind the kind
+   * @param error the error entries' {@code error}: an exception class, or a label such as {@code
+   *     node_gone} for a rescue
+   * @param rootCause the class of the innermost {@code Caused by:} of the trace, or null
+   */
+  public record FailureKey(String queue, String kind, String error, String rootCause) {
+
+    /**
+     * Whether these are rescues (the node or its lease was lost; no handler failed), not handler
+     * failures. See {@link dev.baton.JobError#isRescue(String)}.
+     */
+    public boolean rescue() {
+      return dev.baton.JobError.isRescue(error);
+    }
+  }
+
+  /**
+   * A group of failed attempts in a window.
+   *
+   * @param key what they share
+   * @param count how many in the window
+   * @param count5m how many in its last 5 minutes
+   * @param firstAt the first one's time
+   * @param lastAt the last one's time
+   * @param last the job of the last one, and its message
+   */
+  public record FailureGroup(
+      FailureKey key,
+      long count,
+      long count5m,
+      Instant firstAt,
+      Instant lastAt,
+      LastFailure last) {}
+
+  /**
+   * The latest failed attempt of a group.
+   *
+   * @param jobId its job
+   * @param message its message
+   */
+  public record LastFailure(long jobId, String message) {}
+
+  /**
+   * The failed attempts of the last {@code window} (handler failures, timeouts and rescues; not
+   * cancels), grouped by queue, kind, error and root cause, the largest groups first: what is
+   * failing, since when, and a job to look at. Reads the error entries of the jobs that ended or
+   * were retried in the window and of the running ones, as {@link #queues()} does: the cost grows
+   * with those jobs, not with the table.
+   *
+   * @param window 1 second..1 day
+   * @param limit most groups, 1..{@value #MAX_FAILURE_GROUPS}
+   * @throws IllegalArgumentException if {@code window} or {@code limit} is out of range
+   */
+  public List<FailureGroup> failures(Duration window, int limit) {
+    Objects.requireNonNull(window, "window");
+    long w = window.toSeconds();
+    if (w < 1 || w > 86_400 || limit < 1 || limit > MAX_FAILURE_GROUPS) {
+      throw new IllegalArgumentException(
+          "invalid failures window: window must be 1 s..1 day and limit 1.."
+              + MAX_FAILURE_GROUPS
+              + ", got window "
+              + window
+              + " and limit "
+              + limit);
+    }
+    List<BrowseStore.FailureRow> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot read failures (schema=" + schema + ")",
+            c -> browse.failures(c, w, limit));
+    List<FailureGroup> out = new ArrayList<>(rows.size());
+    for (BrowseStore.FailureRow r : rows) {
+      out.add(
+          new FailureGroup(
+              new FailureKey(r.queue(), r.kind(), r.error(), r.rootCause()),
+              r.count(),
+              r.count5m(),
+              micros(r.firstMicros()),
+              micros(r.lastMicros()),
+              new LastFailure(r.lastJobId(), r.lastMessage())));
+    }
+    return out;
+  }
+
+  /** Most completions {@link #latencies} samples: 100,000. */
+  public static final int MAX_LATENCY_SAMPLE = 100_000;
+
+  /**
+   * Percentiles of a time in milliseconds.
+   *
+   * @param p50 the median
+   * @param p95 the 95th percentile
+   * @param p99 the 99th percentile
+   */
+  public record Percentiles(double p50, double p95, double p99) {}
+
+  /**
+   * Wait and run times of one queue and kind.
+   *
+   * @param queue the queue
+   * @param kind the kind
+   * @param sampled the completions the percentiles are of
+   * @param waitTime from due ({@code scheduled_at} of the completing attempt) to its start
+   * @param runTime from the completing attempt's start to its end
+   */
+  public record Latency(
+      String queue, String kind, long sampled, Percentiles waitTime, Percentiles runTime) {}
+
+  /**
+   * Wait and run time percentiles per queue and kind, of the latest {@code sample} completions of
+   * the last {@code window} (of the completed rows still kept: a {@code completedRetention} of zero
+   * keeps none). Reads at most {@code sample} rows, newest first, through {@code
+   * job_finalized_idx}; nothing is stored for it and nothing is written per job.
+   *
+   * @param window 1 second..7 days
+   * @param sample 1..{@value #MAX_LATENCY_SAMPLE}
+   * @throws IllegalArgumentException if either is out of range
+   */
+  public List<Latency> latencies(Duration window, int sample) {
+    Objects.requireNonNull(window, "window");
+    long w = window.toSeconds();
+    if (w < 1 || w > 7 * 86_400 || sample < 1 || sample > MAX_LATENCY_SAMPLE) {
+      throw new IllegalArgumentException(
+          "invalid latencies window: window must be 1 s..7 days and sample 1.."
+              + MAX_LATENCY_SAMPLE
+              + ", got window "
+              + window
+              + " and sample "
+              + sample);
+    }
+    List<BrowseStore.LatencyRow> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot read wait and run times (schema=" + schema + ")",
+            c -> browse.latencies(c, w, sample));
+    List<Latency> out = new ArrayList<>(rows.size());
+    for (BrowseStore.LatencyRow r : rows) {
+      out.add(
+          new Latency(
+              r.queue(),
+              r.kind(),
+              r.sampled(),
+              new Percentiles(r.waitMs()[0], r.waitMs()[1], r.waitMs()[2]),
+              new Percentiles(r.runMs()[0], r.runMs()[1], r.runMs()[2])));
+    }
+    return out;
+  }
+
+  private static Instant micros(long micros) {
+    return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
   }
 
   /** The statement {@link #queues()} runs (for tests that check its plan). */

@@ -197,6 +197,54 @@ class JobBrowserTest {
   }
 
   @Test
+  void argsAndMetadataAreFoundByJsonContainment() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    // A schema of its own: the other tests count the shared one's jobs.
+    try (Fixture own = new Fixture()) {
+      JobBrowser b = new JobBrowser(own.dataSource(), own.schema());
+      long match =
+          own.count(
+              "INSERT INTO %s.job (queue, kind, args, metadata) VALUES ('json', 'k', '{\"customer\":"
+                  + " {\"id\": 7, \"tier\": \"gold\"}, \"tags\": [\"a\", \"b\"]}',"
+                  + " '{\"tenant\": \"acme\"}') RETURNING id");
+      own.count(
+          "INSERT INTO %s.job (queue, kind, args) VALUES ('json', 'k', '{\"customer\": {\"id\":"
+              + " 8}}') RETURNING id");
+      JobBrowser.Filter json7 =
+          JobBrowser.Filter.ANY.withArgs(json.readTree("{\"customer\": {\"id\": 7}}"));
+      assertThat(b.page(json7, null, 5).jobs()).extracting(Job::id).containsExactly(match);
+      assertThat(
+              b.page(JobBrowser.Filter.ANY.withArgs(json.readTree("{\"tags\": [\"b\"]}")), null, 5)
+                  .jobs())
+          .extracting(Job::id)
+          .containsExactly(match);
+      assertThat(
+              b.page(
+                      JobBrowser.Filter.ANY.withArgs(json.readTree("{\"customer\": {\"id\": 9}}")),
+                      null,
+                      5)
+                  .jobs())
+          .isEmpty();
+      assertThat(
+              b.page(
+                      JobBrowser.Filter.ANY
+                          .withState(JobState.AVAILABLE)
+                          .withMetadata(json.readTree("{\"tenant\": \"acme\"}")),
+                      null,
+                      5)
+                  .jobs())
+          .extracting(Job::id)
+          .containsExactly(match);
+      assertThat(b.count(json7, 10)).isEqualTo(1);
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> JobBrowser.Filter.ANY.withArgs(json.readTree("[1]")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must be JSON objects");
+  }
+
+  @Test
   void aFilterThatAnIndexServesIsNeverScanLimited() {
     JobBrowser small = new JobBrowser(f.dataSource(), f.schema(), 5);
     JobBrowser.Page page =

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class JobPagesReadAnIndexTest {
   private static Fixture f;
+  private static final com.fasterxml.jackson.databind.JsonNode ARGS =
+      new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("customer", 7);
 
   @BeforeAll
   static void jobs() {
@@ -64,7 +66,10 @@ class JobPagesReadAnIndexTest {
       filters.add(JobBrowser.Filter.ANY.withState(s).withQueue("rare"));
       filters.add(JobBrowser.Filter.ANY.withState(s).withKind("none"));
       filters.add(JobBrowser.Filter.ANY.withState(s).withQueue("q2").withKind("k"));
+      filters.add(JobBrowser.Filter.ANY.withState(s).withArgs(ARGS));
+      filters.add(JobBrowser.Filter.ANY.withState(s).withMetadata(ARGS));
     }
+    filters.add(JobBrowser.Filter.ANY.withArgs(ARGS));
     for (JobBrowser.Filter filter : filters) {
       recorder.clear();
       JobBrowser.Page first = browser.page(filter, null, 50);
@@ -100,14 +105,58 @@ class JobPagesReadAnIndexTest {
     }
   }
 
+  @Test
+  void waitAndRunTimesReadAtMostTheirSampleThroughTheFinalizedIndex() {
+    PlanRecorder recorder = new PlanRecorder(f.dataSource());
+    new BatonAdmin(recorder.dataSource(), f.schema()).latencies(java.time.Duration.ofDays(7), 100);
+    assertThat(recorder.plans()).isNotEmpty();
+    for (PlanRecorder.Plan p : recorder.plans()) {
+      assertThat(p.plan())
+          .as(p.sql())
+          .containsPattern("(?s)Limit.*Index Scan Backward using job_finalized_idx")
+          .doesNotContain("Seq Scan");
+    }
+  }
+
+  @Test
+  void aJobsUniquenessFindsTheHolderOfItsKeyThroughTheUniqueIndex() {
+    BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+    long id =
+        admin
+            .enqueue(
+                "sync",
+                ARGS,
+                dev.baton.EnqueueOptions.builder()
+                    .unique(dev.baton.UniqueOptions.byArgs().build())
+                    .build())
+            .job()
+            .id();
+    PlanRecorder recorder = new PlanRecorder(f.dataSource());
+    JobAdmin.Uniqueness u =
+        new BatonAdmin(recorder.dataSource(), f.schema()).uniqueness(id).orElseThrow();
+    assertThat(u.holder()).isEqualTo(id);
+    assertThat(recorder.plans()).isNotEmpty();
+    for (PlanRecorder.Plan p : recorder.plans()) {
+      assertThat(p.plan())
+          .as(p.sql())
+          .contains("job_pkey", "job_unique_key_idx")
+          .doesNotContain("Seq Scan");
+    }
+    f.execute("DELETE FROM %s.job WHERE id = " + id);
+  }
+
   private static boolean checkedOnRowsRead(JobBrowser.Filter filter) {
     if (filter.state() == JobState.RUNNING) {
       return false;
     }
+    boolean json = filter.args() != null || filter.metadata() != null;
     if (filter.state() == JobState.AVAILABLE) {
-      return filter.kind() != null;
+      return filter.kind() != null || json;
     }
     // Pending jobs have no index of their own: their walk is budgeted like a queue's.
-    return filter.queue() != null || filter.kind() != null || filter.state() == JobState.PENDING;
+    return filter.queue() != null
+        || filter.kind() != null
+        || json
+        || filter.state() == JobState.PENDING;
   }
 }

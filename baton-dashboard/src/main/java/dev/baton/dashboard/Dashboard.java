@@ -58,8 +58,8 @@ public final class Dashboard {
   }
 
   /**
-   * A builder of a dashboard over the schema of {@code admin}. A queue paused on it records {@code
-   * dashboard} as who paused it, as a job retried on it does.
+   * A builder of a dashboard over the schema of {@code admin}. An action taken on it records the
+   * authenticated user ({@link DashboardAuth#user}), else {@code dashboard}.
    */
   public static Builder builder(BatonAdmin admin) {
     return new Builder(Objects.requireNonNull(admin, "admin"), Views.ACTOR);
@@ -68,7 +68,7 @@ public final class Dashboard {
   /**
    * A builder of a dashboard over {@code baton}'s schema, reading and acting through {@code
    * dataSource} with the operator API ({@link BatonAdmin}). {@code baton} need not be started: the
-   * dashboard takes only its schema, and its node id as who paused a queue paused here.
+   * dashboard takes only its schema, and its node id as who acted when the request names no user.
    */
   public static Builder builder(Baton baton, DataSource dataSource) {
     Objects.requireNonNull(baton, "baton");
@@ -91,6 +91,12 @@ public final class Dashboard {
    * authentication ({@link DashboardAuth#none()}, the default) it serves only a loopback address
    * unless {@link Builder#allowAnonymous()} was called: anyone who reaches a wider address could
    * act on jobs.
+   *
+   * <p>It checks nothing in the database before it listens (an application may migrate its schema
+   * after this starts): a page asked for while the database cannot be reached, or while the schema
+   * is missing or at another version, is a {@code 503} that says which, with the remedy. To fail at
+   * start instead, call {@link BatonAdmin#requireLatestSchema()} first, as the {@code baton
+   * dashboard} command checks the schema before it listens.
    *
    * @throws IllegalStateException if {@code address} is not a loopback address and the dashboard
    *     has no authentication and was not allowed anonymous access
@@ -156,9 +162,10 @@ public final class Dashboard {
     }
 
     /**
-     * Who a queue paused on the dashboard is recorded as paused by ({@link
-     * dev.baton.QueueInfo#pausedBy()}); default {@code dashboard}, or the client's node id for
-     * {@link Dashboard#builder(Baton, DataSource)}.
+     * Who an action is recorded as taken by when the request names no user ({@link
+     * DashboardAuth#user} is null, as without authentication): who paused a queue ({@link
+     * dev.baton.QueueInfo#pausedBy()}), retried or cancelled a job; default {@code dashboard}, or
+     * the client's node id for {@link Dashboard#builder(Baton, DataSource)}.
      */
     public Builder pausedBy(String pausedBy) {
       this.pausedBy = Objects.requireNonNull(pausedBy, "pausedBy");

@@ -31,6 +31,17 @@ public interface DashboardAuth {
   }
 
   /**
+   * Who the user of {@code exchange} is, recorded on every action it takes (who paused a queue,
+   * retried or cancelled a job) and written to the log with it: the basic auth user, the
+   * container's principal, {@code token} for a bearer token. Default: the name of the principal the
+   * server authenticated, else null, and the dashboard records its own name ({@code dashboard}, or
+   * the client's node id). Called only on requests {@link #allows} let in.
+   */
+  default String user(HttpExchange exchange) {
+    return exchange.getPrincipal() == null ? null : exchange.getPrincipal().getUsername();
+  }
+
+  /**
    * The {@code WWW-Authenticate} header of a refusal, e.g. {@code Bearer realm="baton"}; empty for
    * none.
    */
@@ -46,7 +57,10 @@ public interface DashboardAuth {
   }
 
   /**
-   * Requests must carry {@code Authorization: Bearer <token>}. Compared in constant time.
+   * Requests must carry {@code Authorization: Bearer <token>} (the scheme in any case), or come
+   * from a browser that signed in with the token on the dashboard's {@code 401} page, which sets an
+   * {@code HttpOnly}, {@code SameSite=Strict} cookie holding it for the browser's session. Compared
+   * in constant time. Actions are recorded as taken by {@code token}.
    *
    * @throws IllegalArgumentException if {@code token} is shorter than 16 characters
    */
@@ -56,7 +70,7 @@ public interface DashboardAuth {
       throw new IllegalArgumentException(
           "invalid dashboard token: expected at least 16 characters, got " + token.length());
     }
-    return header("Bearer " + token, "Bearer realm=\"baton\"");
+    return new TokenAuth(token);
   }
 
   /**
@@ -77,7 +91,25 @@ public interface DashboardAuth {
     String credentials =
         Base64.getEncoder()
             .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-    return header("Basic " + credentials, "Basic realm=\"baton\", charset=\"UTF-8\"");
+    byte[] want = ("Basic " + credentials).getBytes(StandardCharsets.UTF_8);
+    return new DashboardAuth() {
+      @Override
+      public boolean allows(HttpExchange exchange) {
+        String given = exchange.getRequestHeaders().getFirst("Authorization");
+        return given != null
+            && MessageDigest.isEqual(want, given.strip().getBytes(StandardCharsets.UTF_8));
+      }
+
+      @Override
+      public String user(HttpExchange exchange) {
+        return user;
+      }
+
+      @Override
+      public String challenge() {
+        return "Basic realm=\"baton\", charset=\"UTF-8\"";
+      }
+    };
   }
 
   /**
@@ -104,22 +136,5 @@ public interface DashboardAuth {
       throw new IllegalArgumentException("invalid dashboard role: expected a role name, got blank");
     }
     return new PrincipalAuth(role);
-  }
-
-  private static DashboardAuth header(String expected, String challenge) {
-    byte[] want = expected.getBytes(StandardCharsets.UTF_8);
-    return new DashboardAuth() {
-      @Override
-      public boolean allows(HttpExchange exchange) {
-        String given = exchange.getRequestHeaders().getFirst("Authorization");
-        return given != null
-            && MessageDigest.isEqual(want, given.strip().getBytes(StandardCharsets.UTF_8));
-      }
-
-      @Override
-      public String challenge() {
-        return challenge;
-      }
-    };
   }
 }

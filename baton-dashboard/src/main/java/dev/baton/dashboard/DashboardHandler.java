@@ -13,8 +13,12 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.baton.Job;
 import dev.baton.JobState;
+import dev.baton.SchemaNotMigratedException;
+import dev.baton.SchemaTooNewException;
 import dev.baton.Secrets;
+import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
+import dev.baton.admin.StatsAdmin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,7 +28,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +55,9 @@ final class DashboardHandler implements HttpHandler {
   static final String CSRF_FIELD = "csrf";
 
   static final String CSRF_HEADER = "X-Baton-Csrf";
+
+  /** Where the sign-in form of token mode posts. */
+  static final String SIGN_IN = "/sign-in";
 
   private static final Pattern JOB = Pattern.compile("/jobs/([^/]+)");
   private static final Pattern JOB_ACTION = Pattern.compile("/jobs/([^/]+)/([a-z]+)");
@@ -96,6 +105,15 @@ final class DashboardHandler implements HttpHandler {
       Request r = new Request(ex);
       api = r.path.startsWith("/api/");
       try {
+        if (!api && ASSETS.containsKey(r.path) && !r.method.equals("POST")) {
+          // The style and script of every page, the 401 page's included: nothing secret.
+          asset(r, r.path, start);
+          return;
+        }
+        if (!api && r.path.equals(SIGN_IN) && auth instanceof TokenAuth token) {
+          signIn(r, token, start);
+          return;
+        }
         if (!auth.allows(ex)) {
           String challenge = auth.challenge();
           if (challenge != null && !challenge.isEmpty()) {
@@ -109,12 +127,39 @@ final class DashboardHandler implements HttpHandler {
         route(r, api, start);
       } catch (BadRequest e) {
         error(r, api, e.status(), e.getMessage(), start);
+      } catch (SchemaNotMigratedException | SchemaTooNewException e) {
+        // A dashboard mounted on a schema that is missing or at another version: say so at once.
+        error(
+            r,
+            api,
+            503,
+            e.getMessage()
+                + "; apply this version's migrations to it (baton migrate, or Migrator.up())",
+            start);
       } catch (IllegalArgumentException e) {
         // The admin API's own checks of a value given here (a cursor, a page size).
         error(r, api, 400, e.getMessage(), start);
       } catch (RuntimeException e) {
         log.warn("dashboard request {} {} failed", r.method, r.path, Secrets.mask(e));
-        error(r, api, 500, "the dashboard could not answer (see its log)", start);
+        String state = sqlState(e);
+        if (state != null
+            && (state.startsWith("08") || state.startsWith("28") || state.equals("3D000"))) {
+          // No connection: refused, no such database, authentication failed.
+          error(r, api, 503, "the dashboard cannot reach its database (see its log)", start);
+        } else if ("42P01".equals(state) || "3F000".equals(state) || "42703".equals(state)) {
+          // No such table, schema or column: a schema missing or at another version.
+          error(
+              r,
+              api,
+              503,
+              "schema "
+                  + views.admin.schema()
+                  + " has no Baton tables, or not this version's; apply this version's migrations"
+                  + " to it (baton migrate, or Migrator.up())",
+              start);
+        } else {
+          error(r, api, 500, "the dashboard could not answer (see its log)", start);
+        }
       }
     }
   }
@@ -130,10 +175,6 @@ final class DashboardHandler implements HttpHandler {
       r.exchange.getResponseHeaders().set("Allow", "GET, HEAD, POST");
       throw new BadRequest(405, "method " + r.method + " is not allowed; use GET or POST");
     }
-    if (!api && ASSETS.containsKey(path)) {
-      asset(r, path, start);
-      return;
-    }
     String csrf = csrfToken(r);
     Pages pages = new Pages(r.base, csrf, readOnly);
     Instant now = Instant.now();
@@ -142,11 +183,12 @@ final class DashboardHandler implements HttpHandler {
       if (api) {
         sendJson(r, 200, overviewJson(), start);
       } else {
-        sendPage(r, "Queues", pages.overview(views.overview(), now), start);
+        sendPage(r, "Queues", pages.overview(views.overview()), start);
       }
     } else if (!api && path.equals("/fragment/queues")) {
-      send(r, 200, "text/html; charset=utf-8", pages.queues(views.overview(), now), start);
+      send(r, 200, "text/html; charset=utf-8", pages.queues(views.overview()), start);
     } else if (path.equals("/jobs")) {
+      r.requireListParams();
       JobBrowser.Filter f = r.filter();
       int limit = r.limit();
       String after = r.param("after");
@@ -159,18 +201,29 @@ final class DashboardHandler implements HttpHandler {
         o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Jobs", pages.jobs(f, limit, page, after == null), start);
+        Pages.ListAids aids = new Pages.ListAids(views.tabCounts(f), views.queueNames());
+        sendPage(r, "Jobs", live(r, pages.jobs(f, limit, page, after == null, now, aids)), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {
-      String action = bulkAction(r);
+      if (readOnly) {
+        throw new BadRequest(403, "this dashboard is read-only; actions are turned off");
+      }
       JobBrowser.Filter f = r.filter();
-      sendPage(r, "Bulk " + action, pages.bulkConfirm(action, f, views.bulkCount(f)), start);
+      Views.BulkAction action = Views.BulkAction.of(r.param("action"));
+      sendPage(
+          r,
+          "Bulk " + action.param,
+          pages.bulkConfirm(action, f, views.bulkCount(action, f)),
+          start);
     } else if ((m = JOB.matcher(path)).matches()) {
       Job job = views.job(Request.id("id", m.group(1)));
+      JobAdmin.Uniqueness unique = views.admin.uniqueness(job.id()).orElse(null);
       if (api) {
-        sendJson(r, 200, json.valueToTree(job), start);
+        ObjectNode o = json.valueToTree(job);
+        o.set("unique", json.valueToTree(unique));
+        sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Job " + job.id(), pages.job(job, now), start);
+        sendPage(r, "Job " + job.id(), live(r, pages.job(job, unique, now)), start);
       }
     } else if (path.equals("/nodes")) {
       Views.Cluster c = views.cluster();
@@ -181,6 +234,30 @@ final class DashboardHandler implements HttpHandler {
         sendJson(r, 200, o, start);
       } else {
         sendPage(r, "Nodes", pages.nodes(c, now), start);
+      }
+    } else if (path.equals("/failures")) {
+      String queue = Request.queue("queue", r.param("queue"));
+      List<StatsAdmin.FailureGroup> groups =
+          views.admin.failures(Views.CHART_WINDOW, Views.FAILURE_GROUPS).stream()
+              .filter(g -> queue == null || g.key().queue().equals(queue))
+              .toList();
+      if (api) {
+        sendJson(r, 200, json.createObjectNode().set("failures", json.valueToTree(groups)), start);
+      } else {
+        sendPage(r, "Failures", pages.failures(groups, queue, now), start);
+      }
+    } else if (path.equals("/times")) {
+      String window = r.param("window") == null ? "1h" : r.param("window");
+      java.time.Duration d = Views.TIME_WINDOWS.get(window);
+      if (d == null) {
+        throw BadRequest.of(
+            "invalid parameter window: expected one of 1h, 24h, 7d, got " + Request.shown(window));
+      }
+      List<StatsAdmin.Latency> rows = views.admin.latencies(d, Views.TIME_SAMPLE);
+      if (api) {
+        sendJson(r, 200, json.createObjectNode().set("times", json.valueToTree(rows)), start);
+      } else {
+        sendPage(r, "Wait and run times", pages.times(rows, window, now), start);
       }
     } else if (path.equals("/periodic")) {
       if (api) {
@@ -197,29 +274,42 @@ final class DashboardHandler implements HttpHandler {
     Matcher m;
     Views.Outcome o;
     String back;
+    String by = actor(r);
     if (path.equals("/jobs/bulk")) {
-      String action = bulkAction(r);
       JobBrowser.Filter f = r.filter();
-      String expected = r.param("expected");
-      Views.BulkOutcome b =
-          views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected));
+      Views.BulkAction action = Views.BulkAction.of(r.param("action"));
+      List<String> selected = r.formAll("ids");
+      Views.BulkOutcome b;
+      if (!selected.isEmpty()) {
+        List<Long> ids = new ArrayList<>(selected.size());
+        for (String id : selected) {
+          ids.add(Request.id("ids", id));
+        }
+        b = views.bulk(action, ids, by);
+      } else {
+        String expected = r.param("expected");
+        b = views.bulk(action, f, expected == null ? -1 : Request.id("expected", expected), by);
+      }
       if (api) {
         ObjectNode n = json.createObjectNode();
         n.put("action", b.action()).put("done", b.done()).put("skipped", b.skipped());
         n.put("message", b.message());
         sendJson(r, 200, n, start);
       } else {
-        redirect(r, "/jobs?" + Pages.query(f, JobBrowser.DEFAULT_PAGE_SIZE, null), b.message());
+        redirect(
+            r,
+            "/jobs?" + Pages.query(f, JobBrowser.DEFAULT_PAGE_SIZE, null),
+            Banner.bulkQuery(action.param, b.done(), b.skipped()));
       }
       return;
     } else if ((m = JOB_ACTION.matcher(path)).matches()) {
       long id = Request.id("id", m.group(1));
       o =
           switch (m.group(2)) {
-            case "retry" -> views.retry(id);
-            case "run" -> views.runNow(id);
-            case "cancel" -> views.cancel(id);
-            case "delete" -> views.delete(id);
+            case "retry" -> views.retry(id, by);
+            case "run" -> views.runNow(id, by);
+            case "cancel" -> views.cancel(id, by);
+            case "delete" -> views.delete(id, by);
             default ->
                 throw new BadRequest(
                     404,
@@ -233,18 +323,27 @@ final class DashboardHandler implements HttpHandler {
           o.outcome().equals("deleted") || o.outcome().equals("not_found")
               ? "/jobs"
               : "/jobs/" + id;
+      back += "?" + Banner.query(o.outcome(), id, null);
     } else if ((m = QUEUE_ACTION.matcher(path)).matches()) {
       String queue = Request.queue("queue", decode(m.group(1)));
+      Integer cap = m.group(2).equals("cap") ? Views.backlogCap(queue, r.param("cap")) : null;
       o =
           switch (m.group(2)) {
-            case "pause" -> views.pause(queue);
-            case "resume" -> views.resume(queue);
+            case "pause" -> views.pause(queue, by);
+            case "resume" -> views.resume(queue, by);
+            case "cap" -> views.setBacklogCap(queue, cap, by);
+            case "uncap" -> views.removeBacklogCap(queue, by);
             default ->
                 throw new BadRequest(
                     404,
-                    "no queue action " + Request.shown(m.group(2)) + "; expected pause or resume");
+                    "no queue action "
+                        + Request.shown(m.group(2))
+                        + "; expected pause, resume, cap or uncap");
           };
-      back = "/";
+      back = "/?" + Banner.query(o.outcome(), null, queue);
+      if (cap != null) {
+        back += "&n=" + cap;
+      }
     } else {
       throw new BadRequest(404, "no action at " + Request.shown(r.path));
     }
@@ -256,18 +355,55 @@ final class DashboardHandler implements HttpHandler {
     } else if (o.status() >= 400 && !o.outcome().equals("not_found")) {
       error(r, false, o.status(), o.message(), start);
     } else {
-      redirect(r, back, o.message());
+      redirect(r, back, null);
     }
   }
 
-  private static String bulkAction(Request r) {
-    String action = r.param("action");
-    if (!"retry".equals(action) && !"delete".equals(action)) {
-      throw BadRequest.of(
-          "invalid parameter action: expected retry or delete, got "
-              + (action == null ? "none" : Request.shown(action)));
+  /** Who takes an action: the authenticated user, else the dashboard's own name. */
+  private String actor(Request r) {
+    String user = auth.user(r.exchange);
+    return user == null || user.isBlank() ? views.defaultActor() : user.strip();
+  }
+
+  /**
+   * Signing in with the bearer token from a browser: a form on the {@code 401} page posts the token
+   * here; the right one sets the sign-in cookie and goes on to the page asked for. From this
+   * dashboard's own origin only, like every change.
+   */
+  private void signIn(Request r, TokenAuth token, long start) throws IOException {
+    if (!r.method.equals("POST")) {
+      throw new BadRequest(405, "method " + r.method + " is not allowed at " + SIGN_IN);
     }
-    return action;
+    checkOrigin(r);
+    if (!token.accepts(r.form().get("token"))) {
+      throw new BadRequest(401, "wrong token; try again");
+    }
+    String next = r.form().get("next");
+    if (next == null || !next.startsWith("/") || next.startsWith("//") || next.contains("\\")) {
+      next = "/";
+    }
+    r.exchange
+        .getResponseHeaders()
+        .add(
+            "Set-Cookie",
+            TokenAuth.COOKIE
+                + "="
+                + token.cookieValue()
+                + "; Path="
+                + (r.base.isEmpty() ? "/" : r.base)
+                + "; HttpOnly; SameSite=Strict");
+    r.exchange.getResponseHeaders().set("Location", r.base + next);
+    r.exchange.sendResponseHeaders(303, -1);
+  }
+
+  /** The SQL state of the first SQLException among {@code e}'s causes, or null. */
+  private static String sqlState(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+        return sql.getSQLState();
+      }
+    }
+    return null;
   }
 
   private static String decode(String segment) {
@@ -291,15 +427,7 @@ final class DashboardHandler implements HttpHandler {
     if (readOnly) {
       throw new BadRequest(403, "this dashboard is read-only; actions are turned off");
     }
-    String site = r.header("Sec-Fetch-Site");
-    if (site != null && site.equals("cross-site")) {
-      throw new BadRequest(403, "cross-site request refused");
-    }
-    String origin = r.header("Origin");
-    if (origin != null && !sameOrigin(origin, r.header("Host")) && !allowed(origin)) {
-      throw new BadRequest(
-          403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
-    }
+    checkOrigin(r);
     String cookie = r.cookie(CSRF_COOKIE);
     String given = r.header(CSRF_HEADER);
     if (given == null) {
@@ -317,6 +445,19 @@ final class DashboardHandler implements HttpHandler {
               + " cookie and the same value in the "
               + CSRF_HEADER
               + " header)");
+    }
+  }
+
+  /** A browser's cross-site request is refused by its Sec-Fetch-Site and Origin headers. */
+  private void checkOrigin(Request r) {
+    String site = r.header("Sec-Fetch-Site");
+    if (site != null && site.equals("cross-site")) {
+      throw new BadRequest(403, "cross-site request refused");
+    }
+    String origin = r.header("Origin");
+    if (origin != null && !sameOrigin(origin, r.header("Host")) && !allowed(origin)) {
+      throw new BadRequest(
+          403, "request from origin " + Request.shown(origin) + " refused; not this dashboard's");
     }
   }
 
@@ -393,16 +534,31 @@ final class DashboardHandler implements HttpHandler {
   // ---------------------------------------------------------------- answers
 
   private ObjectNode overviewJson() {
+    Views.Overview view = views.overview();
     ArrayNode queues = json.createArrayNode();
-    for (Views.QueueRow q : views.overview()) {
+    for (Views.QueueRow q : view.queues()) {
       ObjectNode o = json.valueToTree(q.stats());
       o.put("paused", q.paused());
-      o.put("backlog_cap", q.info() == null ? null : q.info().backlogCap());
+      o.put("backlog_cap", q.backlogCap());
+      o.put("waiting", q.waiting());
+      if (q.paused()) {
+        o.put("pausedBy", q.info().pausedBy());
+        o.set("pausedAt", json.valueToTree(q.info().pausedAt()));
+      }
+      o.put("liveNodes", q.liveNodes());
+      o.put("unworked", q.unworked());
+      o.put("handlerFailed5m", q.handlerFailed5m());
+      o.put("handlerFailed1h", q.handlerFailed1h());
+      o.put("rescued5m", q.rescues().in5m());
+      o.put("rescued1h", q.rescues().in1h());
       o.set("completed_per_5m_last_hour", json.valueToTree(q.completed()));
       queues.add(o);
     }
     ObjectNode o = json.createObjectNode();
-    o.put("at", Instant.now().toString());
+    o.put("at", view.at().toString());
+    o.put("nodesAlive", view.alive());
+    o.put("nodesStale", view.cluster().nodes().size() - view.alive());
+    o.set("leader", json.valueToTree(view.cluster().leader().orElse(null)));
     o.set("queues", queues);
     return o;
   }
@@ -418,8 +574,25 @@ final class DashboardHandler implements HttpHandler {
     }
   }
 
+  /**
+   * {@code body} as the live part of its page: with "Live" ticked, the page's script fetches the
+   * same address every 5 seconds and swaps the part in.
+   */
+  private static String live(Request r, String body) {
+    String query = r.exchange.getRequestURI().getRawQuery();
+    String self = r.base + r.path + (query == null ? "" : "?" + query);
+    return new Html()
+        .raw("<p class=\"live\"><label><input type=\"checkbox\" id=\"live\"> Live (refresh")
+        .raw(" every 5 s)</label></p><div id=\"live-part\" data-refresh=\"")
+        .text(self)
+        .raw("\">")
+        .raw(body)
+        .raw("</div>")
+        .toString();
+  }
+
   private void sendPage(Request r, String title, String body, long start) throws IOException {
-    String message = r.param("msg");
+    String message = Banner.message(r);
     send(
         r,
         200,
@@ -432,9 +605,11 @@ final class DashboardHandler implements HttpHandler {
     send(r, status, "application/json", json.writeValueAsString(body), start);
   }
 
-  private void redirect(Request r, String to, String message) throws IOException {
+  private void redirect(Request r, String to, String query) throws IOException {
     String sep = to.contains("?") ? "&" : "?";
-    r.exchange.getResponseHeaders().set("Location", r.base + to + sep + "msg=" + Html.url(message));
+    r.exchange
+        .getResponseHeaders()
+        .set("Location", r.base + to + (query == null ? "" : sep + query));
     r.exchange.sendResponseHeaders(303, -1);
   }
 
@@ -448,6 +623,9 @@ final class DashboardHandler implements HttpHandler {
     } else {
       String title = status == 401 ? "Authentication required" : "Error " + status;
       String body = "<p class=\"error\" id=\"error\">" + Html.esc(message) + "</p>";
+      if (status == 401 && auth instanceof TokenAuth) {
+        body += Pages.signInForm(r.base, r.path.equals(SIGN_IN) ? "/" : r.path);
+      }
       send(
           r,
           status,

@@ -51,6 +51,9 @@ public final class DashboardServlet extends HttpServlet {
     } catch (BadRequest e) {
       response.setStatus(e.status());
       response.setContentType("text/plain; charset=utf-8");
+      response.setHeader("X-Content-Type-Options", "nosniff");
+      response.setHeader("X-Frame-Options", "DENY");
+      response.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
       response.getWriter().write(e.getMessage());
       return;
     }

@@ -47,6 +47,18 @@ final class Html {
     return URLEncoder.encode(s.toString(), StandardCharsets.UTF_8).replace("+", "%20");
   }
 
+  /**
+   * {@code s} cut to at most {@code max} characters followed by {@code ...} when longer, never
+   * between the two halves of a surrogate pair (an emoji, a CJK extension character).
+   */
+  static String cut(String s, int max) {
+    if (s.length() <= max) {
+      return s;
+    }
+    int end = Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max;
+    return s.substring(0, end) + "...";
+  }
+
   /** An instant in UTC to the millisecond; {@code -} for null. */
   static String time(Instant t) {
     return t == null ? "-" : TIME.format(t);
@@ -136,6 +148,10 @@ final class Html {
         .raw("\">Queues</a><a href=\"")
         .text(base + "/jobs")
         .raw("\">Jobs</a><a href=\"")
+        .text(base + "/failures")
+        .raw("\">Failures</a><a href=\"")
+        .text(base + "/times")
+        .raw("\">Times</a><a href=\"")
         .text(base + "/nodes")
         .raw("\">Nodes</a><a href=\"")
         .text(base + "/periodic")

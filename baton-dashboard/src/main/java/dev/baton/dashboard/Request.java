@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,6 +32,7 @@ final class Request {
   final String method;
   private final Map<String, String> query;
   private Map<String, String> form;
+  private String rawForm = "";
 
   Request(HttpExchange exchange) {
     this.exchange = exchange;
@@ -64,7 +67,8 @@ final class Request {
         if (body.length > MAX_FORM_BYTES) {
           throw new BadRequest(413, "form body over " + MAX_FORM_BYTES + " bytes");
         }
-        form = parse(new String(body, StandardCharsets.UTF_8));
+        rawForm = new String(body, StandardCharsets.UTF_8);
+        form = parse(rawForm);
       } catch (IOException e) {
         throw BadRequest.of("cannot read the form body: " + e.getMessage());
       }
@@ -72,9 +76,30 @@ final class Request {
     return form;
   }
 
+  /** Every value of form field {@code name}, in order (checkboxes of one name); empty for none. */
+  List<String> formAll(String name) {
+    form();
+    List<String> out = new ArrayList<>();
+    for (String pair : rawForm.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0 && URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8).equals(name)) {
+        String v = URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        if (!v.isBlank()) {
+          out.add(v.strip());
+        }
+      }
+    }
+    return out;
+  }
+
   /** The value of cookie {@code name}, or null. */
   String cookie(String name) {
-    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", java.util.List.of())) {
+    return cookie(exchange, name);
+  }
+
+  /** The value of cookie {@code name} of {@code exchange}'s request, or null. */
+  static String cookie(HttpExchange exchange, String name) {
+    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
       for (String part : header.split(";")) {
         int eq = part.indexOf('=');
         if (eq > 0 && part.substring(0, eq).strip().equals(name)) {
@@ -97,7 +122,75 @@ final class Request {
         queue("queue", param("queue")),
         kind(param("kind")),
         id("id", param("id")),
-        key(param("key")));
+        key(param("key")),
+        json("args", param("args")),
+        json("metadata", param("metadata")));
+  }
+
+  /** Longest JSON to look for in args or metadata: 4,096 characters. */
+  static final int MAX_JSON_FILTER = 4_096;
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** A JSON object to look for in the args or the metadata (containment); null for none. */
+  static com.fasterxml.jackson.databind.JsonNode json(String name, String v) {
+    if (v == null) {
+      return null;
+    }
+    String expected =
+        "expected a JSON object of at most "
+            + MAX_JSON_FILTER
+            + " characters that the "
+            + name
+            + " contain, e.g. {\"customer_id\": 42}, got ";
+    if (v.length() > MAX_JSON_FILTER) {
+      throw BadRequest.of(
+          "invalid parameter " + name + ": " + expected + v.length() + " characters");
+    }
+    com.fasterxml.jackson.databind.JsonNode n;
+    try {
+      n = JSON.readTree(v);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw BadRequest.of("invalid parameter " + name + ": " + expected + shown(v));
+    }
+    if (n == null || !n.isObject()) {
+      throw BadRequest.of("invalid parameter " + name + ": " + expected + shown(v));
+    }
+    return n;
+  }
+
+  /** The parameters a job list takes (its filter, page and the message after an action). */
+  static final java.util.Set<String> LIST_PARAMS =
+      java.util.Set.of(
+          "state",
+          "queue",
+          "kind",
+          "id",
+          "key",
+          "args",
+          "metadata",
+          "limit",
+          "after",
+          "done",
+          "job",
+          "n",
+          "skipped");
+
+  /**
+   * Refuses a query parameter a job list does not take (such as {@code q}), rather than ignoring it
+   * and showing every job as if it had been applied.
+   */
+  void requireListParams() {
+    for (String name : query.keySet()) {
+      if (!LIST_PARAMS.contains(name)) {
+        throw BadRequest.of(
+            "unknown parameter "
+                + shown(name)
+                + "; a job list takes state, queue, kind, id, key, args (JSON the args contain),"
+                + " metadata, limit and after");
+      }
+    }
   }
 
   /** The page size: parameter {@code limit}, 1..{@value JobBrowser#MAX_PAGE_SIZE}. */
@@ -184,8 +277,7 @@ final class Request {
 
   /** A value the user gave, quoted and cut for a message. */
   static String shown(String v) {
-    String s = v.length() > MAX_SHOWN ? v.substring(0, MAX_SHOWN) + "..." : v;
-    return "\"" + s + "\"";
+    return "\"" + Html.cut(v, MAX_SHOWN) + "\"";
   }
 
   private static Map<String, String> parse(String raw) {

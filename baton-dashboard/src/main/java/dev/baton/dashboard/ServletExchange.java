@@ -31,6 +31,9 @@ import java.util.StringJoiner;
  * handler makes its links, its cookie's path and its redirects. Confined to the request's thread.
  */
 final class ServletExchange extends HttpExchange {
+  private static final java.util.regex.Pattern STRAY_PERCENT =
+      java.util.regex.Pattern.compile("%(?![0-9A-Fa-f]{2})");
+
   private final HttpServletRequest request;
   private final HttpServletResponse response;
   private final HttpContext context;
@@ -46,11 +49,20 @@ final class ServletExchange extends HttpExchange {
     this.response = response;
     this.context = new MountContext(request.getContextPath() + request.getServletPath(), handler);
     String query = request.getQueryString();
+    String raw = request.getRequestURI() + (query == null ? "" : "?" + query);
+    URI parsed;
     try {
-      this.uri = new URI(request.getRequestURI() + (query == null ? "" : "?" + query));
+      parsed = new URI(raw);
     } catch (java.net.URISyntaxException e) {
-      throw BadRequest.of("malformed request URI: " + e.getMessage());
+      // A container passes a query on as sent, stray '%' included: read such a '%' as itself, so
+      // that the parameter's own check refuses the value with the dashboard's 400 page.
+      try {
+        parsed = new URI(STRAY_PERCENT.matcher(raw).replaceAll("%25"));
+      } catch (java.net.URISyntaxException again) {
+        throw BadRequest.of("malformed request URI: " + again.getMessage());
+      }
     }
+    this.uri = parsed;
     for (String name : Collections.list(request.getHeaderNames())) {
       requestHeaders.put(name, Collections.list(request.getHeaders(name)));
     }

@@ -78,8 +78,12 @@ class DashboardApiTest {
             new Bad("GET", "/api/jobs/abc", 400, "id: expected a job id"),
             new Bad("GET", "/api/nowhere", 404, "no page at"),
             new Bad("GET", "/assets/missing.js", 404, "no page at"),
-            new Bad("GET", "/jobs/bulk?state=discarded", 400, "action: expected retry or delete"),
-            new Bad("GET", "/jobs/bulk?action=retry", 400, "expected a state other than running"),
+            new Bad(
+                "GET",
+                "/jobs/bulk?state=discarded",
+                400,
+                "action: expected retry, run, cancel or delete"),
+            new Bad("GET", "/jobs/bulk?action=retry", 400, "retry applies to jobs in state"),
             new Bad("DELETE", "/api/jobs/1", 405, "method DELETE is not allowed"),
             new Bad("POST", "/api/jobs/999999/retry", 404, "no job with id 999999"),
             new Bad("POST", "/api/jobs/999999/cancel", 404, "no job with id 999999"),
@@ -89,9 +93,13 @@ class DashboardApiTest {
             new Bad("POST", "/api/jobs/x/retry", 400, "id: expected a job id"),
             new Bad("POST", "/api/queues/bad%20name/pause", 400, "queue: expected a queue name"),
             new Bad("POST", "/api/queues/mail/fly", 404, "no queue action"),
-            new Bad("POST", "/api/jobs/bulk?action=retry", 400, "expected a state other"),
+            new Bad("POST", "/api/jobs/bulk?action=retry", 400, "retry applies to jobs in state"),
             new Bad("POST", "/api/jobs/bulk?action=retry&state=running", 400, "got running"),
-            new Bad("POST", "/api/jobs/bulk?action=burn&state=discarded", 400, "retry or delete"),
+            new Bad(
+                "POST",
+                "/api/jobs/bulk?action=burn&state=discarded",
+                400,
+                "retry, run, cancel or delete"),
             new Bad("POST", "/api/nowhere", 404, "no action at"));
     for (Bad b : bad) {
       HttpResponse<String> r =
@@ -181,7 +189,8 @@ class DashboardApiTest {
     assertThat(web.postForm("/jobs/" + other + "/delete", form).statusCode()).isEqualTo(303);
     HttpResponse<String> second = web.postForm("/jobs/" + other + "/delete", form);
     assertThat(second.statusCode()).isEqualTo(303);
-    assertThat(second.headers().firstValue("Location").orElse("")).startsWith("/jobs?msg=");
+    assertThat(second.headers().firstValue("Location").orElse(""))
+        .startsWith("/jobs?done=not_found");
 
     assertThat(web.post("/api/queues/twice/pause").body()).contains("\"paused\"");
     assertThat(web.post("/api/queues/twice/resume").body()).contains("\"resumed\"");
@@ -199,7 +208,7 @@ class DashboardApiTest {
     String form = "csrf=" + web.token() + "&action=retry&state=discarded&queue=bulk&expected=5";
     HttpResponse<String> first = web.postForm("/jobs/bulk", form);
     assertThat(first.statusCode()).isEqualTo(303);
-    assertThat(first.headers().firstValue("Location").orElse("")).contains("5%20jobs%20retried");
+    assertThat(first.headers().firstValue("Location").orElse("")).contains("done=bulk_retry&n=5&");
     assertThat(f.count("SELECT count(*) FROM %s.job WHERE queue = 'bulk' AND state = 'available'"))
         .isEqualTo(5);
     assertThat(
@@ -208,7 +217,26 @@ class DashboardApiTest {
                     + " AND state = 'discarded'"))
         .isEqualTo(1);
     HttpResponse<String> second = web.postForm("/jobs/bulk", form);
-    assertThat(second.headers().firstValue("Location").orElse("")).contains("0%20jobs%20retried");
+    assertThat(second.headers().firstValue("Location").orElse("")).contains("done=bulk_retry&n=0&");
+  }
+
+  @Test
+  void jobsSelectedOnAPageAreCancelledInOneSubmissionAndASecondChangesNothing() throws Exception {
+    long a = Seed.available(f, "selected");
+    long b = Seed.scheduled(f, "selected");
+    long untouched = Seed.available(f, "selected");
+    String page = web.get("/jobs?queue=selected").body();
+    assertThat(page).contains("name=\"ids\" value=\"" + a + "\"", "value=\"cancel\"");
+    String form = "csrf=" + web.token() + "&queue=selected&action=cancel&ids=" + a + "&ids=" + b;
+    HttpResponse<String> first = web.postForm("/jobs/bulk", form);
+    assertThat(first.statusCode()).isEqualTo(303);
+    assertThat(first.headers().firstValue("Location").orElse(""))
+        .startsWith("/jobs?queue=selected&limit=50&done=bulk_cancel&n=2&");
+    assertThat(Seed.state(f, a)).isEqualTo("cancelled");
+    assertThat(Seed.state(f, b)).isEqualTo("cancelled");
+    assertThat(Seed.state(f, untouched)).isEqualTo("available");
+    HttpResponse<String> second = web.postForm("/jobs/bulk", form);
+    assertThat(second.headers().firstValue("Location").orElse("")).contains("&n=0&skipped=2");
   }
 
   @Test
@@ -253,7 +281,9 @@ class DashboardApiTest {
                 .build()
                 .serve(new InetSocketAddress("127.0.0.1", 0))) {
       WebClient anonymous = new WebClient(guarded.uri());
-      for (String path : List.of("/", "/api/jobs", "/assets/dashboard.css")) {
+      // The style and script of the 401 page itself load; nothing else does.
+      assertThat(anonymous.get("/assets/dashboard.css").statusCode()).isEqualTo(200);
+      for (String path : List.of("/", "/api/jobs", "/jobs/1")) {
         HttpResponse<String> r = anonymous.get(path);
         assertThat(r.statusCode()).as(path).isEqualTo(401);
         assertThat(r.headers().firstValue("WWW-Authenticate")).contains("Bearer realm=\"baton\"");

@@ -136,7 +136,7 @@ class DashboardBehindNginxIT {
         web.postForm("/jobs/" + discarded + "/retry", "csrf=" + web.token());
     assertThat(retried.statusCode()).as(retried.body()).isEqualTo(303);
     String location = retried.headers().firstValue("Location").orElseThrow();
-    assertThat(location).startsWith("/jobs/" + discarded + "?msg=");
+    assertThat(location).startsWith("/jobs/" + discarded + "?done=retried&job=" + discarded);
     HttpResponse<String> landed = web.get(proxied.resolve(location).toString());
     assertThat(landed.statusCode()).isEqualTo(200);
     assertThat(landed.body()).contains("Job " + discarded);
@@ -175,7 +175,7 @@ class DashboardBehindNginxIT {
             "/jobs/bulk", csrf + "&action=retry&state=discarded&queue=bulk-acts&expected=3");
     assertThat(bulkRetry.statusCode()).as(bulkRetry.body()).isEqualTo(303);
     assertThat(bulkRetry.headers().firstValue("Location").orElse(""))
-        .contains("3%20jobs%20retried");
+        .contains("done=bulk_retry&n=3&");
     Seed.discarded(f, "bulk-acts", "{}");
     HttpResponse<String> bulkDelete =
         web.postForm(

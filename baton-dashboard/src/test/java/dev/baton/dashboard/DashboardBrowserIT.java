@@ -34,10 +34,14 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The dashboard in a real headless Chromium (Debian's chromium and chromedriver; Selenium Manager
  * is never asked, so nothing is downloaded), one browser session for the class: an operator finds a
- * discarded job from the overview and retries it; pauses a queue and its worker stops claiming;
- * args render as text; a form without its CSRF token is refused; with auth on, the browser gets
- * 401. Saves the screenshots that the docs show under target/screenshots; {@code
- * baton-dashboard/screenshots.sh} runs this test and copies them to docs/images.
+ * discarded job from the overview and retries it; finds a dead worker's queue flagged, a failure
+ * from the grouped view to its job and root cause, a job by its args, cancels selected jobs and
+ * sees who paused a queue; pauses a queue and its worker stops claiming; sets and removes a queue's
+ * backlog cap (a typo gets its message); retries a unique job whose key another job holds and is
+ * told which; every page fits 420 px; args render as text; a form without its CSRF token is
+ * refused; with auth on, the browser gets 401. Saves the screenshots that the docs show under
+ * target/screenshots; {@code baton-dashboard/screenshots.sh} runs this test and copies them to
+ * docs/images.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardBrowserIT {
@@ -193,6 +197,103 @@ class DashboardBrowserIT {
     assertThat(Seed.state(f, id)).isEqualTo("available");
   }
 
+  // After the first test, whose list counts every discarded job; its screenshots are replaced.
+  @Test
+  @Order(2)
+  void anOperatorFindsTheDeadWorkersQueueTriagesAFailureSearchesCancelsAndPauses()
+      throws IOException {
+    // A worker that died ten minutes ago, the only one working "billing", which has jobs waiting.
+    f.execute(
+        "INSERT INTO %s.node (id, host, pid, queues, version, started_at, heartbeat_at) VALUES"
+            + " ('billing-worker-1', 'host-b', 4242, '{billing}', 'v', now() - interval '1 hour',"
+            + " now() - interval '10 minutes')");
+    long waitingA = f.count(billing("available", "{\"customer_id\": 42, \"amount\": 1999}"));
+    long waitingB = f.count(billing("available", "{\"customer_id\": 7, \"amount\": 500}"));
+    f.count(billing("available", "{\"customer_id\": 9, \"amount\": 120}"));
+    long failed = 0;
+    for (int i = 0; i < 3; i++) {
+      failed =
+          f.count(
+              "INSERT INTO %s.job (queue, kind, args, state, attempt, max_attempts, finalized_at,"
+                  + " attempted_at, attempted_by, fence, errors) VALUES ('billing', 'charge_card',"
+                  + " '{\"customer_id\": "
+                  + (100 + i)
+                  + "}', 'discarded', 3, 3, now(), now(), 'billing-worker-1', 9,"
+                  + " jsonb_build_array(jsonb_build_object('attempt', 3, 'at', now(), 'error',"
+                  + " 'java.lang.IllegalStateException', 'message', 'charge failed for customer "
+                  + (100 + i)
+                  + "', 'trace', 'java.lang.IllegalStateException: charge failed' || chr(10)"
+                  + " || '\tat Billing.charge(Billing.java:31)' || chr(10) || 'Caused by:"
+                  + " java.net.ConnectException: Connection refused (payments.internal:443)'"
+                  + " || chr(10) || '\tat Net.connect(Net.java:7)'))) RETURNING id");
+    }
+
+    long lastFailed = failed;
+    // The overview flags the queue no live node works.
+    browser.get(url("/"));
+    waiting()
+        .until(d -> d.findElement(By.cssSelector("tr[data-queue='billing'].flag")).isDisplayed());
+    assertThat(browser.findElement(By.id("unworked")).getText()).contains("no live node");
+    assertThat(browser.findElement(By.cssSelector("tr[data-queue='billing']")).getText())
+        .contains("none live");
+    assertThat(browser.findElement(By.id("cluster")).getText()).contains("1 stale");
+    screenshot("dashboard-overview.png");
+
+    // The failures view groups them; its last job shows the root cause.
+    browser.findElement(By.linkText("Failures")).click();
+    waiting().until(d -> d.findElement(By.tagName("h1")).getText().equals("Failures"));
+    assertThat(browser.findElement(By.cssSelector("table.failures")).getText())
+        .contains("charge_card", "java.lang.IllegalStateException", "java.net.ConnectException");
+    screenshot("dashboard-failures.png");
+    browser.findElement(By.cssSelector("a.last-job[href$='/jobs/" + lastFailed + "']")).click();
+    waiting().until(d -> d.findElement(By.tagName("h1")).getText().equals("Job " + lastFailed));
+    assertThat(browser.findElement(By.id("last-error")).getText())
+        .contains("charge failed", "caused by java.net.ConnectException: Connection refused");
+    assertThat(browser.findElement(By.cssSelector("table.attempts .root-cause")).getText())
+        .contains("caused by java.net.ConnectException: Connection refused");
+    screenshot("dashboard-job.png");
+
+    // A search by args finds the one customer's job.
+    browser.get(url("/jobs?queue=billing&state=available"));
+    browser.findElement(By.name("args")).sendKeys("{\"customer_id\": 42}");
+    browser.findElement(By.cssSelector("form.filter button")).click();
+    waiting().until(d -> d.getCurrentUrl().contains("args="));
+    assertThat(browser.findElements(By.cssSelector("table.jobs tbody tr")))
+        .singleElement()
+        .satisfies(tr -> assertThat(tr.getAttribute("data-id")).isEqualTo("" + waitingA));
+
+    // Two jobs selected on the page are cancelled in one go.
+    browser.get(url("/jobs?queue=billing&state=available"));
+    browser.findElement(By.cssSelector("input[name=ids][value='" + waitingA + "']")).click();
+    browser.findElement(By.cssSelector("input[name=ids][value='" + waitingB + "']")).click();
+    browser.findElement(By.cssSelector("#selection button[value=cancel]")).click();
+    browser.switchTo().alert().accept();
+    waiting()
+        .until(
+            d -> d.findElement(By.cssSelector("p.message")).getText().contains("2 jobs cancelled"));
+    assertThat(Seed.state(f, waitingA)).isEqualTo("cancelled");
+    assertThat(Seed.state(f, waitingB)).isEqualTo("cancelled");
+
+    // Pausing the queue shows who paused it, and when.
+    browser.get(url("/"));
+    clickInRow("billing", "Pause");
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.cssSelector("tr[data-queue='billing'] td.paused"))
+                    .getText()
+                    .contains("by " + f.reader().nodeId()));
+    clickInRow("billing", "Resume");
+  }
+
+  private static String billing(String state, String args) {
+    return "INSERT INTO %s.job (queue, kind, args, state) VALUES ('billing', 'charge_card', '"
+        + args
+        + "', '"
+        + state
+        + "') RETURNING id";
+  }
+
   @Test
   void pausingAQueueFromTheOverviewStopsItsWorkerClaiming() {
     browser.get(url("/"));
@@ -228,6 +329,139 @@ class DashboardBrowserIT {
               return true;
             });
     waiting().until(d -> d.findElement(By.cssSelector("p.message")).getText().contains(queue));
+  }
+
+  /** Types {@code cap} into the cap field of {@code queue}'s row on the overview and sets it. */
+  private void setCap(String queue, String cap) {
+    browser.get(url("/"));
+    waiting()
+        .until(
+            d -> {
+              org.openqa.selenium.WebElement field =
+                  d.findElement(By.cssSelector("tr[data-queue='" + queue + "'] input[name=cap]"));
+              field.clear();
+              field.sendKeys(cap);
+              d.findElement(By.xpath("//tr[@data-queue='" + queue + "']//button[.='Set cap']"))
+                  .click();
+              return true;
+            });
+  }
+
+  @Test
+  void anOperatorSetsAndRemovesAQueuesBacklogCapAndATypoGetsItsMessage() {
+    Seed.available(f, "capped");
+    Seed.available(f, "capped");
+    setCap("capped", "lots");
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.id("error"))
+                    .getText()
+                    .contains("expected a whole number 1..100000000, got \"lots\""));
+
+    setCap("capped", "2");
+    waiting().until(d -> d.findElement(By.cssSelector("p.message")).getText().contains("set to 2"));
+    org.openqa.selenium.WebElement cell =
+        browser.findElement(By.cssSelector("tr[data-queue='capped'] td[data-cap='2']"));
+    assertThat(cell.getText()).isEqualTo("2 / 2");
+    assertThat(cell.getAttribute("class")).contains("bad");
+
+    browser.findElement(By.xpath("//tr[@data-queue='capped']//button[.='Remove cap']")).click();
+    browser.switchTo().alert().accept();
+    waiting()
+        .until(d -> d.findElement(By.cssSelector("p.message")).getText().contains("cap removed"));
+    assertThat(
+            f.db()
+                .queryString(
+                    "SELECT count(*)::text FROM "
+                        + f.schema()
+                        + ".queue WHERE name = 'capped' AND backlog_cap IS NOT NULL"))
+        .isEqualTo("0");
+  }
+
+  @Test
+  void aRetryOfAUniqueJobWhoseKeyAnotherJobHoldsSaysWhichAndChangesNothing() {
+    dev.baton.admin.BatonAdmin admin = new dev.baton.admin.BatonAdmin(f.dataSource(), f.schema());
+    dev.baton.EnqueueOptions unique =
+        dev.baton.EnqueueOptions.builder()
+            .queue("unique")
+            .unique(dev.baton.UniqueOptions.byArgs().build())
+            .build();
+    com.fasterxml.jackson.databind.JsonNode args =
+        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("customer", 7);
+    long first = admin.enqueue("sync", args, unique).job().id();
+    f.execute("UPDATE %s.job SET state = 'completed', finalized_at = now() WHERE id = " + first);
+    long second = admin.enqueue("sync", args, unique).job().id();
+
+    browser.get(url("/jobs/" + first));
+    assertThat(browser.findElement(By.id("unique")).getText())
+        .contains("yes, holds its key while scheduled", "job " + second + " holds the key now");
+    browser.findElement(By.xpath("//button[.='Retry']")).click();
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.id("error"))
+                    .getText()
+                    .contains("another job holds its unique key"));
+    assertThat(browser.findElement(By.id("error")).getText()).contains("job " + second);
+    assertThat(Seed.state(f, first)).isEqualTo("completed");
+  }
+
+  @Test
+  void everyPageFitsA420PixelScreenAndALongStackTraceLineWraps() {
+    long id =
+        f.count(
+            "INSERT INTO %s.job (queue, kind, state, attempt, finalized_at, errors) VALUES"
+                + " ('narrow', 'k', 'discarded', 1, now(), jsonb_build_array(jsonb_build_object("
+                + "'attempt', 1, 'at', now(), 'error', 'java.lang.IllegalStateException',"
+                + " 'message', repeat('m', 300), 'trace', 'java.lang.IllegalStateException: '"
+                + " || repeat('x', 2000) || chr(10) || 'Caused by: java.io.IOException: '"
+                + " || repeat('y', 500)))) RETURNING id");
+    org.openqa.selenium.Dimension wide = browser.manage().window().getSize();
+    try {
+      browser.manage().window().setSize(new org.openqa.selenium.Dimension(420, 900));
+      for (String path :
+          new String[] {
+            "/",
+            "/jobs?state=discarded",
+            "/jobs/" + id,
+            "/failures",
+            "/times",
+            "/nodes",
+            "/periodic"
+          }) {
+        browser.get(url(path));
+        waiting().until(d -> d.findElement(By.tagName("h1")).isDisplayed());
+        ((JavascriptExecutor) browser)
+            .executeScript("document.querySelectorAll('details').forEach(e => e.open = true)");
+        Object overflow =
+            ((JavascriptExecutor) browser)
+                .executeScript(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+        assertThat(((Number) overflow).longValue()).as(path).isLessThanOrEqualTo(0);
+      }
+    } finally {
+      browser.manage().window().setSize(wide);
+    }
+  }
+
+  @Test
+  void aJobsPageWithLiveTickedShowsItsNewStateWithoutAReload() {
+    long id = Seed.scheduled(f, "live");
+    browser.get(url("/jobs/" + id));
+    waiting().until(d -> d.findElement(By.id("live")).isDisplayed());
+    ((JavascriptExecutor) browser).executeScript("window.notReloaded = true");
+    browser.findElement(By.id("live")).click();
+    f.execute("UPDATE %s.job SET state = 'cancelled', finalized_at = now() WHERE id = " + id);
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.cssSelector("#live-part dl.fields dd"))
+                    .getText()
+                    .equals("cancelled"));
+    // The part was swapped in; the page itself was not loaded again.
+    assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded === true"))
+        .isEqualTo(true);
   }
 
   @Test

@@ -80,7 +80,7 @@ class DashboardServletTest {
     assertThat(paused.headers().firstValue("Location"))
         .get()
         .asString()
-        .startsWith("/shop/baton/?msg=");
+        .startsWith("/shop/baton/?done=paused&queue=servlet-q");
     assertThat(f.reader().queues())
         .filteredOn(q -> q.name().equals("servlet-q"))
         .extracting(QueueInfo::paused)
@@ -121,6 +121,29 @@ class DashboardServletTest {
                 .method("HEAD", HttpRequest.BodyPublishers.noBody()));
     assertThat(head.statusCode()).isEqualTo(200);
     assertThat(head.body()).isEmpty();
+  }
+
+  @Test
+  void aMalformedPercentEscapeGetsTheDashboardsOwn400WithItsSecurityHeaders() throws Exception {
+    // Sent as bytes: an HTTP client refuses to build such an address.
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", root.getPort())) {
+      socket
+          .getOutputStream()
+          .write(
+              ("GET /shop/baton/jobs?queue=%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      + "X-User: admin:"
+                      + ROLE
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String answer =
+          new String(
+              socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(answer).startsWith("HTTP/1.1 400");
+      assertThat(answer.toLowerCase(java.util.Locale.ROOT))
+          .contains("x-frame-options: deny", "content-security-policy: default-src 'self'");
+      assertThat(answer)
+          .contains("invalid parameter queue: expected a queue name", "&quot;%zz&quot;");
+    }
   }
 
   @Test

@@ -24,6 +24,17 @@ final class WebClient {
     this.headers = headers;
   }
 
+  /** A client of the dashboard at {@code root} signed in with basic auth as {@code user}. */
+  static WebClient basicAuth(URI root, String user, String password) {
+    return new WebClient(
+        root,
+        "Authorization",
+        "Basic "
+            + java.util.Base64.getEncoder()
+                .encodeToString(
+                    (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+  }
+
   /** The CSRF token the dashboard gave this client (asks for one on first use). */
   String token() throws IOException, InterruptedException {
     if (token == null) {

@@ -54,8 +54,22 @@ public final class BrowseStore {
    * @param kind a kind
    * @param id one job id
    * @param idempotencyKey one idempotency key
+   * @param args JSON that the args contain ({@code @>}), as text
+   * @param metadata JSON that the metadata contains, as text
    */
-  public record Filter(String state, String queue, String kind, Long id, String idempotencyKey) {
+  public record Filter(
+      String state,
+      String queue,
+      String kind,
+      Long id,
+      String idempotencyKey,
+      String args,
+      String metadata) {
+
+    /** A filter without JSON containment. */
+    public Filter(String state, String queue, String kind, Long id, String idempotencyKey) {
+      this(state, queue, kind, id, idempotencyKey, null, null);
+    }
 
     /** The order of a page of this filter. */
     public Order order() {
@@ -82,9 +96,11 @@ public final class BrowseStore {
       if (id != null || idempotencyKey != null) {
         return false;
       }
+      boolean json = args != null || metadata != null;
       return switch (order()) {
-        case NEWEST, FINALIZED, DUE -> queue != null || kind != null || "pending".equals(state);
-        case CLAIM -> kind != null;
+        case NEWEST, FINALIZED, DUE ->
+            queue != null || kind != null || json || "pending".equals(state);
+        case CLAIM -> kind != null || json;
         case ATTEMPTED -> false;
       };
     }
@@ -101,13 +117,22 @@ public final class BrowseStore {
    */
   public record After(long id, long atMicros, String queue, int priority) {}
 
+  // JSON containment of args and metadata: checked on the rows read (no index on either, which
+  // would cost every enqueue an entry). Binds: args twice, metadata twice.
+  @Fragment
+  private static final String CONTAINS =
+      """
+      (?::jsonb IS NULL OR j.args @> ?::jsonb) AND (?::jsonb IS NULL OR j.metadata @> ?::jsonb)""";
+
   // A null filter matches every row (see the class comment). Binds: id twice, key twice, queue
-  // twice, kind twice.
+  // twice, kind twice, CONTAINS'.
   @Fragment
   private static final String FILTERS =
       """
       (?::bigint IS NULL OR j.id = ?) AND (?::text IS NULL OR j.idempotency_key = ?)
-        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)""";
+        AND (?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)
+        AND """
+          + CONTAINS;
 
   // Every page statement: the job columns JobRow#read takes, in its order, from job j, of the rows
   // that match the filters, then its walk. ORDER BY names j's columns: the selected epoch
@@ -199,10 +224,12 @@ public final class BrowseStore {
   private static final String SCAN =
       "SELECT " + JobRow.COLUMNS_OF_J + ", s.matched, s.n\nFROM (\n  SELECT j.id";
 
-  // The match of a budgeted page's row. Binds: queue twice, kind twice.
+  // The match of a budgeted page's row. Binds: queue twice, kind twice, CONTAINS'.
   @Fragment
   private static final String MATCHED =
-      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?) AS matched";
+      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)\n  AND "
+          + CONTAINS
+          + " AS matched";
 
   // The end of a budgeted page's walk, and the lookup of its rows: those that match, and the last
   // one read. Binds: the budget.
@@ -317,6 +344,70 @@ public final class BrowseStore {
       ORDER BY 1, 2
       """;
 
+  // The failed attempts recorded in the last window (error entries; a cancel is none), grouped by
+  // queue, kind, error and root cause (the class of the trace's last "Caused by:"), the largest
+  // groups first. Reads the rows that can hold such an entry as the queue_stats view does: those
+  // finalized in the window (job_finalized_idx), due in it (job_waiting_idx, job_claim_idx) and the
+  // running ones; the cost grows with the jobs that ended or were retried in the window. Binds:
+  // window seconds three times, limit.
+  private static final String FAILURES =
+      """
+      WITH recent AS (
+        SELECT id, queue, kind, errors FROM ${schema}.job
+        WHERE state IN ('completed', 'cancelled', 'discarded')
+          AND finalized_at > now() - ? * interval '1 second'
+        UNION ALL
+        SELECT id, queue, kind, errors FROM ${schema}.job
+        WHERE state IN ('scheduled', 'retryable', 'available')
+          AND scheduled_at > now() - ? * interval '1 second'
+        UNION ALL
+        SELECT id, queue, kind, errors FROM ${schema}.job WHERE state = 'running'
+      ),
+      entries AS (
+        SELECT r.id, r.queue, r.kind, x ->> 'error' AS error,
+               substring(x ->> 'trace' FROM '.*Caused by: ([^:\n]+)') AS root,
+               x ->> 'message' AS message, (x ->> 'at')::timestamptz AS at
+        FROM recent r CROSS JOIN LATERAL jsonb_array_elements(r.errors) x
+        WHERE x ->> 'error' IS DISTINCT FROM 'cancelled'
+      )
+      SELECT queue, kind, error, root, count(*),
+             count(*) FILTER (WHERE at > now() - interval '5 minutes'),
+             (extract(epoch FROM min(at)) * 1000000)::bigint,
+             (extract(epoch FROM max(at)) * 1000000)::bigint,
+             (array_agg(id ORDER BY at DESC, id DESC))[1],
+             (array_agg(message ORDER BY at DESC, id DESC))[1]
+      FROM entries
+      WHERE at > now() - ? * interval '1 second'
+      GROUP BY queue, kind, error, root
+      ORDER BY count(*) DESC, queue, kind, error, root
+      LIMIT ?
+      """;
+
+  // Wait (due to start) and run (start to end) times of the latest completions in the window, per
+  // queue and kind: the newest completed rows first through job_finalized_idx, at most a sample of
+  // them, so the statement reads at most the sample's rows however many completed. Times in
+  // milliseconds; percentiles 50, 95 and 99. Binds: window seconds, sample.
+  private static final String LATENCIES =
+      """
+      WITH recent AS (
+        SELECT queue, kind,
+               extract(epoch FROM attempted_at - scheduled_at) * 1000 AS wait_ms,
+               extract(epoch FROM finalized_at - attempted_at) * 1000 AS run_ms
+        FROM ${schema}.job
+        WHERE state = 'completed' AND finalized_at IS NOT NULL
+          AND finalized_at > now() - ? * interval '1 second'
+        ORDER BY finalized_at DESC
+        LIMIT ?
+      )
+      SELECT queue, kind, count(*),
+             percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY greatest(wait_ms, 0)),
+             percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY greatest(run_ms, 0))
+      FROM recent
+      WHERE wait_ms IS NOT NULL AND run_ms IS NOT NULL
+      GROUP BY queue, kind
+      ORDER BY queue, kind
+      """;
+
   private static final String PERIODIC =
       """
       SELECT name, schedule, (extract(epoch FROM last_due_at) * 1000000)::bigint,
@@ -337,6 +428,8 @@ public final class BrowseStore {
   private final String count;
   private final String completions;
   private final String periodic;
+  private final String failures;
+  private final String latencies;
 
   /** The store of {@code schema}. */
   public BrowseStore(SchemaName schema) {
@@ -352,6 +445,8 @@ public final class BrowseStore {
     this.count = schema.expand(COUNT);
     this.completions = schema.expand(COMPLETIONS);
     this.periodic = schema.expand(PERIODIC);
+    this.failures = schema.expand(FAILURES);
+    this.latencies = schema.expand(LATENCIES);
   }
 
   /**
@@ -388,7 +483,7 @@ public final class BrowseStore {
         ps.setString(2, filter.queue());
         ps.setString(3, filter.kind());
         ps.setString(4, filter.kind());
-        i = 5;
+        i = bindContains(ps, 5, filter);
         if (order == Order.CLAIM) {
           ps.setString(i++, filter.queue());
           ps.setString(i++, filter.queue());
@@ -455,6 +550,96 @@ public final class BrowseStore {
     }
   }
 
+  /**
+   * One group of failed attempts: its queue, kind, error and root cause, how many in the window and
+   * in its last 5 minutes, the first and last (microseconds since the epoch), the job of the last
+   * and its message.
+   */
+  public record FailureRow(
+      String queue,
+      String kind,
+      String error,
+      String rootCause,
+      long count,
+      long count5m,
+      long firstMicros,
+      long lastMicros,
+      long lastJobId,
+      String lastMessage) {}
+
+  /**
+   * The failed attempts of the last {@code windowSeconds}, grouped by queue, kind, error and root
+   * cause, the largest groups first, at most {@code limit} groups.
+   */
+  public List<FailureRow> failures(Connection c, long windowSeconds, int limit)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(failures)) {
+      ps.setLong(1, windowSeconds);
+      ps.setLong(2, windowSeconds);
+      ps.setLong(3, windowSeconds);
+      ps.setInt(4, limit);
+      List<FailureRow> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new FailureRow(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4),
+                  rs.getLong(5),
+                  rs.getLong(6),
+                  rs.getLong(7),
+                  rs.getLong(8),
+                  rs.getLong(9),
+                  rs.getString(10)));
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Wait and run times of one queue and kind: completions sampled, then the 50th, 95th and 99th
+   * percentiles of each in milliseconds.
+   */
+  public record LatencyRow(
+      String queue, String kind, long sampled, double[] waitMs, double[] runMs) {}
+
+  /**
+   * Wait and run time percentiles per queue and kind of the latest {@code sample} completions of
+   * the last {@code windowSeconds}.
+   */
+  public List<LatencyRow> latencies(Connection c, long windowSeconds, int sample)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(latencies)) {
+      ps.setLong(1, windowSeconds);
+      ps.setInt(2, sample);
+      List<LatencyRow> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new LatencyRow(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getLong(3),
+                  doubles(rs.getArray(4)),
+                  doubles(rs.getArray(5))));
+        }
+      }
+      return out;
+    }
+  }
+
+  private static double[] doubles(java.sql.Array a) throws SQLException {
+    Object[] values = (Object[]) a.getArray();
+    double[] out = new double[values.length];
+    for (int i = 0; i < values.length; i++) {
+      out[i] = ((Number) values[i]).doubleValue();
+    }
+    return out;
+  }
+
   /** Completions of one queue in one bucket; bucket 0 is the newest. */
   public record Completions(String queue, int bucketsAgo, long completed) {}
 
@@ -514,7 +699,15 @@ public final class BrowseStore {
     ps.setString(6, f.queue());
     ps.setString(7, f.kind());
     ps.setString(8, f.kind());
-    return 9;
+    return bindContains(ps, 9, f);
+  }
+
+  private static int bindContains(PreparedStatement ps, int i, Filter f) throws SQLException {
+    ps.setString(i, f.args());
+    ps.setString(i + 1, f.args());
+    ps.setString(i + 2, f.metadata());
+    ps.setString(i + 3, f.metadata());
+    return i + 4;
   }
 
   private static void setLong(PreparedStatement ps, int i, Long v) throws SQLException {
