@@ -46,18 +46,17 @@ public final class Releaser implements MaintenanceService {
   @Override
   public int runOnce(Leadership lead) {
     int total = 0;
+    String what = "cannot release the dependents of finished jobs";
     while (true) {
-      int[] found = new int[1];
-      total +=
-          Db.inExplicitTransaction(
-              dataSource,
-              "cannot release the dependents of finished jobs",
-              c -> {
-                long[] missed = store.missed(c, batchSize);
-                found[0] = missed.length;
-                return missed.length == 0 ? 0 : store.release(c, missed).size();
-              });
-      if (found[0] < batchSize) {
+      // The read alone, in autocommit: a pass that finds nothing (the usual case) opens no
+      // transaction, so no connection sits idle in one between round trips. The release re-checks
+      // each edge under its lock, so a job read here and released meanwhile changes nothing.
+      long[] missed = Db.inTransaction(dataSource, what, c -> store.missed(c, batchSize));
+      if (missed.length == 0) {
+        break;
+      }
+      total += Db.inExplicitTransaction(dataSource, what, c -> store.release(c, missed).size());
+      if (missed.length < batchSize) {
         break;
       }
     }
