@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 class DashboardWorkflowsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SCRIPT = "<script>window.pwned = 1</script>";
+  private static final String ROWS = "r".repeat(100);
 
   record Fetch(String day) implements JobArgs {}
 
@@ -58,7 +59,10 @@ class DashboardWorkflowsTest {
                         (ctx, a) -> {
                           ctx.step("download", String.class, () -> "file-1");
                           ctx.progress(0.5, "half <b>way</b>");
-                          ctx.recordOutput(Map.of("note", SCRIPT));
+                          Map<String, String> out = new java.util.LinkedHashMap<>();
+                          out.put("note", SCRIPT);
+                          out.put("rows", ROWS);
+                          ctx.recordOutput(out);
                         })
                     .handler(
                         Book.class,
@@ -147,6 +151,8 @@ class DashboardWorkflowsTest {
     assertThat(page)
         .doesNotContain(SCRIPT)
         .contains("<pre id=\"output\" class=\"json\">{&quot;note&quot;:&quot;&lt;script&gt;");
+    // Cut like an args preview: its first 80 characters.
+    assertThat(page).doesNotContain(ROWS).contains("&quot;rows&quot;:&quot;rrr", "r...</pre>");
     int steps = page.indexOf("id=\"steps\"");
     assertThat(steps).isPositive();
     assertThat(page.substring(steps, page.indexOf("</table>", steps)))
@@ -161,6 +167,7 @@ class DashboardWorkflowsTest {
     JsonNode fetch = JSON.readTree(web.get("/api/jobs/" + wf.id("fetch")).body());
     JsonNode w = fetch.path("workflow");
     assertThat(w.path("output").path("note").asText()).isEqualTo(SCRIPT);
+    assertThat(w.path("output").path("rows").asText()).isEqualTo(ROWS);
     assertThat(w.path("dependents")).hasSize(2);
     assertThat(w.path("dependents").findValuesAsText("state"))
         .containsExactlyInAnyOrder("discarded", "completed");
