@@ -109,6 +109,36 @@ class JobBrowserTest {
     assertThat(a).extracting(Job::state).contains(JobState.DISCARDED, JobState.AVAILABLE);
   }
 
+  @Test
+  void thePendingStateListsOnlyPendingJobsAlsoWithAQueue() throws SQLException {
+    f.execute(
+        "INSERT INTO "
+            + f.schema()
+            + ".job (queue, kind, state, deps_waiting)"
+            + " SELECT CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END, 'k', 'pending', 1"
+            + " FROM generate_series(1, 6) g");
+    try {
+      List<Job> pending = all(JobBrowser.Filter.ANY.withState(JobState.PENDING), 4);
+      assertThat(pending).extracting(Job::state).containsOnly(JobState.PENDING);
+      assertThat(pending)
+          .extracting(Job::id)
+          .containsExactlyElementsOf(
+              ids(
+                  "SELECT id FROM "
+                      + f.schema()
+                      + ".job WHERE state = 'pending' ORDER BY id DESC"));
+      assertThat(all(JobBrowser.Filter.ANY.withState(JobState.PENDING).withQueue("a"), 2))
+          .extracting(Job::id)
+          .containsExactlyElementsOf(
+              ids(
+                  "SELECT id FROM "
+                      + f.schema()
+                      + ".job WHERE state = 'pending' AND queue = 'a' ORDER BY id DESC"));
+    } finally {
+      f.execute("DELETE FROM " + f.schema() + ".job WHERE state = 'pending'");
+    }
+  }
+
   // Follows the cursors of a browser with a budget of 5 rows a page, 3 jobs a page, and returns
   // the ids in the order seen, with how many pages were scan-limited and how many came back empty.
   private record Paged(List<Long> ids, int limited, int empty) {}

@@ -218,12 +218,14 @@ final class DashboardHandler implements HttpHandler {
     } else if ((m = JOB.matcher(path)).matches()) {
       Job job = views.job(Request.id("id", m.group(1)));
       JobAdmin.Uniqueness unique = views.admin.uniqueness(job.id()).orElse(null);
+      Views.JobFlow flow = views.flow(job.id());
       if (api) {
         ObjectNode o = json.valueToTree(job);
         o.set("unique", json.valueToTree(unique));
+        o.set("workflow", json.valueToTree(flow.workflow()));
         sendJson(r, 200, o, start);
       } else {
-        sendPage(r, "Job " + job.id(), live(r, pages.job(job, unique, now)), start);
+        sendPage(r, "Job " + job.id(), live(r, pages.job(job, unique, flow, now)), start);
       }
     } else if (path.equals("/nodes")) {
       Views.Cluster c = views.cluster();

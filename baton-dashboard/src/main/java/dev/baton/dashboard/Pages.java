@@ -11,6 +11,7 @@ import dev.baton.NodeInfo;
 import dev.baton.QueueInfo;
 import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
+import dev.baton.admin.JobWorkflow;
 import dev.baton.admin.PeriodicAdmin;
 import dev.baton.admin.StatsAdmin;
 import java.time.Instant;
@@ -414,7 +415,7 @@ final class Pages {
         h.text(ran(j, now)).raw("</td><td class=\"error-cell\">");
         lastError(h, j);
         h.raw("</td><td class=\"args\">");
-        h.text(Html.cut(j.args().toString(), 80)).raw("</td></tr>");
+        h.text(Html.cut(j.args().toString(), PREVIEW)).raw("</td></tr>");
       }
       h.raw("</tbody></table></div>");
       if (select) {
@@ -619,7 +620,7 @@ final class Pages {
 
   // ---------------------------------------------------------------- job detail
 
-  String job(Job j, JobAdmin.Uniqueness unique, Instant now) {
+  String job(Job j, JobAdmin.Uniqueness unique, Views.JobFlow flow, Instant now) {
     Html h = new Html();
     h.raw("<dl class=\"fields\">");
     dt(h, "State", j.state().dbName());
@@ -685,6 +686,9 @@ final class Pages {
       }
       h.raw("</div>");
     }
+    if (!flow.isEmpty()) {
+      workflow(h, flow);
+    }
     h.raw("<h2>Args</h2><pre id=\"args\" class=\"json\">").text(pretty(j.args())).raw("</pre>");
     h.raw("<h2>Metadata</h2><pre id=\"metadata\" class=\"json\">").text(pretty(j.metadata()));
     h.raw("</pre><h2>Attempts</h2>");
@@ -716,6 +720,116 @@ final class Pages {
       h.raw("<li><time>").text(Html.time(e.at())).raw("</time> ").text(e.what()).raw("</li>");
     }
     return h.raw("</ol>").toString();
+  }
+
+  /** The characters of a JSON value a list shows (args, outputs) before cutting it short. */
+  private static final int PREVIEW = 80;
+
+  /**
+   * The job's progress, the jobs it waits for and the jobs that wait for it (each with its step
+   * name, id, state and, when it failed, its last error), its output and its durable steps: only
+   * the parts it has.
+   */
+  private void workflow(Html h, Views.JobFlow flow) {
+    JobWorkflow wf = flow.workflow();
+    h.raw("<section id=\"workflow\">");
+    JobWorkflow.Progress p = wf.progress();
+    if (p != null) {
+      h.raw("<h2>Progress</h2><p id=\"progress\"><progress max=\"1\" value=\"")
+          .text(p.fraction())
+          .raw("\">")
+          .text(String.format(Locale.ROOT, "%.0f%%", p.fraction() * 100))
+          .raw("</progress> ")
+          .text(String.format(Locale.ROOT, "%.0f%%", p.fraction() * 100));
+      if (p.message() != null) {
+        h.raw(" <span class=\"progress-message\">").text(p.message()).raw("</span>");
+      }
+      h.raw(" <span class=\"muted small\">at ").text(Html.time(p.at())).raw("</span></p>");
+    }
+    if (!wf.dependencies().isEmpty()) {
+      h.raw("<h2>Waits for</h2><ol class=\"workflow\" id=\"dependencies\">");
+      int shown = 0;
+      for (dev.baton.Dependency d : wf.dependencies()) {
+        if (shown++ == Views.MAX_WORKFLOW_ROWS) {
+          break;
+        }
+        flowStep(h, d.name(), d.jobId(), d.state(), flow.lastErrors().get(d.jobId()));
+        if (d.output() != null) {
+          h.raw(" <span class=\"muted\">output</span> <code class=\"output\">")
+              .text(Html.cut(d.output().toString(), PREVIEW))
+              .raw("</code>");
+        }
+        h.raw("</li>");
+      }
+      more(h, wf.dependencies().size());
+    }
+    if (!wf.dependents().isEmpty()) {
+      h.raw("<h2>Waited for by</h2><ol class=\"workflow\" id=\"dependents\">");
+      int shown = 0;
+      for (JobWorkflow.Dependent d : wf.dependents()) {
+        if (shown++ == Views.MAX_WORKFLOW_ROWS) {
+          break;
+        }
+        flowStep(h, d.name(), d.jobId(), d.state(), flow.lastErrors().get(d.jobId()));
+        h.raw(" <span class=\"muted small\">if this job fails: ")
+            .text(d.onFailure().name().toLowerCase(Locale.ROOT))
+            .raw("</span></li>");
+      }
+      more(h, wf.dependents().size());
+    }
+    if (wf.output() != null) {
+      h.raw("<h2>Output</h2><pre id=\"output\" class=\"json\">")
+          .text(Html.cut(wf.output().toString(), PREVIEW))
+          .raw("</pre>");
+    }
+    if (!wf.steps().isEmpty()) {
+      h.raw("<h2>Steps</h2><div class=\"scroll\"><table class=\"steps\" id=\"steps\"><thead>")
+          .raw("<tr><th>Step</th><th>Attempt</th><th>Recorded at</th><th>Result</th></tr>")
+          .raw("</thead><tbody>");
+      for (JobWorkflow.StepRecord st : wf.steps()) {
+        h.raw("<tr><td>").text(st.name()).raw("</td><td>").text(st.attempt()).raw("</td><td>");
+        h.text(Html.time(st.at())).raw("</td><td class=\"args\">");
+        h.text(st.result() == null ? "-" : Html.cut(st.result().toString(), PREVIEW));
+        h.raw("</td></tr>");
+      }
+      h.raw("</tbody></table></div>");
+    }
+    h.raw("</section>");
+  }
+
+  /**
+   * One job of a workflow list, its {@code <li>} left open: step name, linked id, state (coloured
+   * by its class) and the last error of a failed one.
+   */
+  private void flowStep(Html h, String name, long id, JobState state, JobError error) {
+    String s = state == null ? "cleaned" : state.dbName();
+    h.raw("<li data-id=\"")
+        .text(id)
+        .raw("\"><span class=\"step-name\">")
+        .text(name == null ? "-" : name)
+        .raw("</span> <a href=\"")
+        .text(base + "/jobs/" + id)
+        .raw("\">job ")
+        .text(id)
+        .raw("</a> <span class=\"state ")
+        .text(s)
+        .raw("\">")
+        .text(s)
+        .raw("</span>");
+    if (error != null) {
+      h.raw(" <span class=\"error-class\">").text(error.error()).raw("</span> ");
+      h.text(error.message() == null ? "" : Html.cut(error.message(), 120));
+    }
+  }
+
+  /** Closes a workflow list, saying how many jobs it left out. */
+  private static void more(Html h, int total) {
+    h.raw("</ol>");
+    if (total > Views.MAX_WORKFLOW_ROWS) {
+      h.raw("<p class=\"muted\">")
+          .text(String.format(Locale.ROOT, "and %,d more", total - Views.MAX_WORKFLOW_ROWS))
+          .raw("</p>");
+    }
   }
 
   /**

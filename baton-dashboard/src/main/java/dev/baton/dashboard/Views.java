@@ -4,6 +4,7 @@ import dev.baton.BatonConfig;
 import dev.baton.BatonException;
 import dev.baton.InvalidConfigException;
 import dev.baton.Job;
+import dev.baton.JobError;
 import dev.baton.JobState;
 import dev.baton.LeaderInfo;
 import dev.baton.NodeInfo;
@@ -11,6 +12,7 @@ import dev.baton.QueueInfo;
 import dev.baton.admin.BatonAdmin;
 import dev.baton.admin.JobAdmin;
 import dev.baton.admin.JobBrowser;
+import dev.baton.admin.JobWorkflow;
 import dev.baton.admin.StatsAdmin;
 import java.time.Duration;
 import java.time.Instant;
@@ -256,6 +258,56 @@ final class Views {
   Job job(long id) {
     return admin.get(id).orElseThrow(() -> new BadRequest(404, "no job with id " + id));
   }
+
+  /** The most dependencies, and the most dependents, a job's page lists. */
+  static final int MAX_WORKFLOW_ROWS = 50;
+
+  /**
+   * What a job's page shows of its workflow: {@link BatonAdmin#workflow(long)}, and the last error
+   * of each listed dependency or dependent that failed (discarded, cancelled or retryable), read
+   * one job at a time for at most {@link #MAX_WORKFLOW_ROWS} of each list.
+   *
+   * @param workflow the job's dependencies, dependents, output, steps and progress
+   * @param lastErrors the last error entry of the listed jobs that have failed, by job id
+   */
+  record JobFlow(JobWorkflow workflow, Map<Long, JobError> lastErrors) {
+
+    /** Whether the job has any dependency, dependent, output, step or progress to show. */
+    boolean isEmpty() {
+      return workflow.dependencies().isEmpty()
+          && workflow.dependents().isEmpty()
+          && workflow.output() == null
+          && workflow.steps().isEmpty()
+          && workflow.progress() == null;
+    }
+  }
+
+  /** The workflow of job {@code id} for its page, or a 404. */
+  JobFlow flow(long id) {
+    JobWorkflow wf =
+        admin.workflow(id).orElseThrow(() -> new BadRequest(404, "no job with id " + id));
+    Map<Long, JobError> errors = new java.util.HashMap<>();
+    List<Map.Entry<Long, JobState>> listed = new ArrayList<>();
+    wf.dependencies().stream()
+        .limit(MAX_WORKFLOW_ROWS)
+        .forEach(d -> listed.add(Map.entry(d.jobId(), d.state())));
+    wf.dependents().stream()
+        .limit(MAX_WORKFLOW_ROWS)
+        .filter(d -> d.state() != null)
+        .forEach(d -> listed.add(Map.entry(d.jobId(), d.state())));
+    for (Map.Entry<Long, JobState> e : listed) {
+      if (FAILED.contains(e.getValue()) && !errors.containsKey(e.getKey())) {
+        admin
+            .get(e.getKey())
+            .filter(j -> !j.errors().isEmpty())
+            .ifPresent(j -> errors.put(j.id(), j.errors().get(j.errors().size() - 1)));
+      }
+    }
+    return new JobFlow(wf, errors);
+  }
+
+  private static final Set<JobState> FAILED =
+      EnumSet.of(JobState.DISCARDED, JobState.CANCELLED, JobState.RETRYABLE);
 
   /**
    * What an action did.

@@ -215,8 +215,8 @@ public final class BrowseStore {
   // match, so that its sort of ties moves narrow rows; the returned rows are looked up by id (a
   // LATERAL whose LIMIT keeps it from being flattened into a join the planner could hash: by the
   // primary key, one per returned row). The outer ORDER BY follows the inner one, which the
-  // planner keeps without a sort. Binds of each: queue twice, kind twice (the match), then the
-  // walk's own, the budget, the budget again, the limit.
+  // planner keeps without a sort. Binds of each: MATCHED's, then the walk's own, the budget, the
+  // budget again, the limit.
 
   // The head of a budgeted page, up to the walk's own columns: the columns JobRow#read takes, of
   // the row looked up by id (j), and the walk's match and position.
@@ -224,10 +224,13 @@ public final class BrowseStore {
   private static final String SCAN =
       "SELECT " + JobRow.COLUMNS_OF_J + ", s.matched, s.n\nFROM (\n  SELECT j.id";
 
-  // The match of a budgeted page's row. Binds: queue twice, kind twice, CONTAINS'.
+  // The match of a budgeted page's row. The state is checked here for the pending rows, which no
+  // index of their own walks (the newest walk reads every state); the other walks select their
+  // state already. Binds: queue twice, kind twice, state twice, CONTAINS'.
   @Fragment
   private static final String MATCHED =
-      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)\n  AND "
+      "(?::text IS NULL OR j.queue = ?) AND (?::text IS NULL OR j.kind = ?)\n"
+          + "  AND (?::text IS NULL OR j.state = ?)\n  AND "
           + CONTAINS
           + " AS matched";
 
@@ -483,7 +486,9 @@ public final class BrowseStore {
         ps.setString(2, filter.queue());
         ps.setString(3, filter.kind());
         ps.setString(4, filter.kind());
-        i = bindContains(ps, 5, filter);
+        ps.setString(5, filter.state());
+        ps.setString(6, filter.state());
+        i = bindContains(ps, 7, filter);
         if (order == Order.CLAIM) {
           ps.setString(i++, filter.queue());
           ps.setString(i++, filter.queue());
