@@ -7,5 +7,6 @@ DROP FUNCTION IF EXISTS ${schema}.job_unique_key(text, jsonb, text, text[], text
 DROP TABLE IF EXISTS ${schema}.job_staged;
 DROP INDEX IF EXISTS ${schema}.job_unique_key_idx;
 ALTER TABLE ${schema}.job DROP CONSTRAINT IF EXISTS job_unique_states_check;
+DROP FUNCTION IF EXISTS ${schema}.job_unique_states_valid(bytea, text[]);
 ALTER TABLE ${schema}.job DROP COLUMN IF EXISTS unique_states, DROP COLUMN IF EXISTS unique_key;
 ALTER TABLE ${schema}.job_archive DROP COLUMN IF EXISTS unique_states, DROP COLUMN IF EXISTS unique_key;

@@ -5,6 +5,7 @@ UPDATE ${schema}.job SET state = 'cancelled', finalized_at = now() WHERE state =
 ALTER TABLE ${schema}.job DROP CONSTRAINT job_state_check;
 ALTER TABLE ${schema}.job ADD CONSTRAINT job_state_check CHECK (state IN
     ('scheduled', 'available', 'running', 'retryable', 'completed', 'cancelled', 'discarded'));
+DROP FUNCTION IF EXISTS ${schema}.job_state_valid(text);
 ALTER TABLE ${schema}.job
     DROP COLUMN IF EXISTS output,
     DROP COLUMN IF EXISTS steps,
