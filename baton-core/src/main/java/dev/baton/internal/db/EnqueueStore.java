@@ -888,14 +888,7 @@ public final class EnqueueStore {
   private static int bindRequests(PreparedStatement ps, Connection c, List<NewJob> jobs)
       throws SQLException {
     int n = jobs.size();
-    String[] kinds = new String[n];
-    String[] args = new String[n];
-    String[] queues = new String[n];
-    String[] runAts = new String[n];
-    Integer[] priorities = new Integer[n];
-    Integer[] maxAttempts = new Integer[n];
-    String[] keys = new String[n];
-    String[] metadata = new String[n];
+    Columns col = Columns.of(jobs);
     String[] by = new String[n];
     String[] fields = new String[n];
     Boolean[] perQueue = new Boolean[n];
@@ -905,16 +898,7 @@ public final class EnqueueStore {
     String[] debounce = new String[n];
     String[] maxWait = new String[n];
     for (int i = 0; i < n; i++) {
-      NewJob j = jobs.get(i);
-      kinds[i] = j.kind();
-      args[i] = j.args();
-      queues[i] = j.queue();
-      runAts[i] = Timestamps.text(j.runAt());
-      priorities[i] = j.priority();
-      maxAttempts[i] = j.maxAttempts();
-      keys[i] = j.idempotencyKey();
-      metadata[i] = j.metadata();
-      UniqueOptions u = j.unique();
+      UniqueOptions u = jobs.get(i).unique();
       if (u != null) {
         by[i] = byOf(u);
         fields[i] = fieldsOf(u);
@@ -927,14 +911,14 @@ public final class EnqueueStore {
       }
     }
     int i = 1;
-    ps.setArray(i++, c.createArrayOf("text", kinds));
-    ps.setArray(i++, c.createArrayOf("text", args));
-    ps.setArray(i++, c.createArrayOf("text", queues));
-    ps.setArray(i++, c.createArrayOf("text", runAts));
-    ps.setArray(i++, c.createArrayOf("int4", priorities));
-    ps.setArray(i++, c.createArrayOf("int4", maxAttempts));
-    ps.setArray(i++, c.createArrayOf("text", keys));
-    ps.setArray(i++, c.createArrayOf("text", metadata));
+    ps.setArray(i++, c.createArrayOf("text", col.kinds()));
+    ps.setArray(i++, c.createArrayOf("text", col.args()));
+    ps.setArray(i++, c.createArrayOf("text", col.queues()));
+    ps.setArray(i++, c.createArrayOf("text", col.runAts()));
+    ps.setArray(i++, c.createArrayOf("int4", col.priorities()));
+    ps.setArray(i++, c.createArrayOf("int4", col.maxAttempts()));
+    ps.setArray(i++, c.createArrayOf("text", col.keys()));
+    ps.setArray(i++, c.createArrayOf("text", col.metadata()));
     ps.setArray(i++, c.createArrayOf("text", by));
     ps.setArray(i++, c.createArrayOf("text", fields));
     ps.setArray(i++, c.createArrayOf("bool", perQueue));
@@ -944,6 +928,44 @@ public final class EnqueueStore {
     ps.setArray(i++, c.createArrayOf("text", debounce));
     ps.setArray(i++, c.createArrayOf("text", maxWait));
     return i;
+  }
+
+  /** The columns every new job has, one array each, in the order of {@code jobs}. */
+  private record Columns(
+      String[] queues,
+      String[] kinds,
+      String[] args,
+      Integer[] priorities,
+      Integer[] maxAttempts,
+      String[] runAts,
+      String[] keys,
+      String[] metadata) {
+
+    static Columns of(List<NewJob> jobs) {
+      int n = jobs.size();
+      Columns col =
+          new Columns(
+              new String[n],
+              new String[n],
+              new String[n],
+              new Integer[n],
+              new Integer[n],
+              new String[n],
+              new String[n],
+              new String[n]);
+      for (int i = 0; i < n; i++) {
+        NewJob j = jobs.get(i);
+        col.queues[i] = j.queue();
+        col.kinds[i] = j.kind();
+        col.args[i] = j.args();
+        col.priorities[i] = j.priority();
+        col.maxAttempts[i] = j.maxAttempts();
+        col.runAts[i] = Timestamps.text(j.runAt());
+        col.keys[i] = j.idempotencyKey();
+        col.metadata[i] = j.metadata();
+      }
+      return col;
+    }
   }
 
   private BulkResult enqueueManyUnique(Connection c, List<NewJob> jobs) throws SQLException {
@@ -967,34 +989,15 @@ public final class EnqueueStore {
    */
   static void bindColumns(Connection c, PreparedStatement ps, List<NewJob> jobs)
       throws SQLException {
-    int n = jobs.size();
-    String[] queues = new String[n];
-    String[] kinds = new String[n];
-    String[] args = new String[n];
-    Integer[] priorities = new Integer[n];
-    Integer[] maxAttempts = new Integer[n];
-    String[] runAts = new String[n];
-    String[] keys = new String[n];
-    String[] metadata = new String[n];
-    for (int i = 0; i < n; i++) {
-      NewJob j = jobs.get(i);
-      queues[i] = j.queue();
-      kinds[i] = j.kind();
-      args[i] = j.args();
-      priorities[i] = j.priority();
-      maxAttempts[i] = j.maxAttempts();
-      runAts[i] = Timestamps.text(j.runAt());
-      keys[i] = j.idempotencyKey();
-      metadata[i] = j.metadata();
-    }
-    ps.setArray(1, c.createArrayOf("text", queues));
-    ps.setArray(2, c.createArrayOf("text", kinds));
-    ps.setArray(3, c.createArrayOf("text", args));
-    ps.setArray(4, c.createArrayOf("int4", priorities));
-    ps.setArray(5, c.createArrayOf("int4", maxAttempts));
-    ps.setArray(6, c.createArrayOf("text", runAts));
-    ps.setArray(7, c.createArrayOf("text", keys));
-    ps.setArray(8, c.createArrayOf("text", metadata));
+    Columns col = Columns.of(jobs);
+    ps.setArray(1, c.createArrayOf("text", col.queues()));
+    ps.setArray(2, c.createArrayOf("text", col.kinds()));
+    ps.setArray(3, c.createArrayOf("text", col.args()));
+    ps.setArray(4, c.createArrayOf("int4", col.priorities()));
+    ps.setArray(5, c.createArrayOf("int4", col.maxAttempts()));
+    ps.setArray(6, c.createArrayOf("text", col.runAts()));
+    ps.setArray(7, c.createArrayOf("text", col.keys()));
+    ps.setArray(8, c.createArrayOf("text", col.metadata()));
   }
 
   private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
