@@ -152,6 +152,9 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
       o.put("key_limit", l.keyLimit());
       o.put("keys_running", l.keysRunning());
       o.put("keys_at_limit", l.keysAtLimit());
+      ArrayNode busiest = o.putArray("busiest_keys");
+      l.busiestKeys()
+          .forEach(k -> busiest.addObject().put("key", k.key()).put("running", k.running()));
     }
     if (l.rateLimit() != null) {
       o.put("rate_limit", l.rateLimit());

@@ -225,6 +225,17 @@ public final class StatsAdmin {
    */
   public static final int MAX_KEYED_SAMPLE = StatsStore.MAX_KEYED_SAMPLE;
 
+  /** Most keys {@link LimitsInUse#busiestKeys()} names: 5. */
+  public static final int MAX_KEYS_LISTED = StatsStore.MAX_KEYS_LISTED;
+
+  /**
+   * A key of a queue limited per key, with its running jobs.
+   *
+   * @param key the key (the text of the args field; {@code ""} for jobs without it)
+   * @param running its jobs running now, on any node
+   */
+  public record KeyRunning(String key, long running) {}
+
   /**
    * A queue's limits of every kind and how much of each is in use, as of the read (every figure of
    * one snapshot). A limit the queue does not have is null.
@@ -251,6 +262,8 @@ public final class StatsAdmin {
    *     rate limit's starts left, the jobs within their key's room). For a limit per key, counted
    *     over the first {@link #MAX_KEYED_SAMPLE} available jobs in claim order, so that the read is
    *     bounded however long the backlog.
+   * @param busiestKeys the keys with the most running jobs, at most {@link #MAX_KEYS_LISTED}, most
+   *     first (ties by key); empty without a limit per key
    */
   public record LimitsInUse(
       String queue,
@@ -264,7 +277,8 @@ public final class StatsAdmin {
       long keysRunning,
       long keysAtLimit,
       long startsInPeriod,
-      long waitingForLimits) {}
+      long waitingForLimits,
+      List<KeyRunning> busiestKeys) {}
 
   /**
    * Every queue with a limit of any kind (queue-wide, per key, rate), by name, with how much of
@@ -289,9 +303,18 @@ public final class StatsAdmin {
               l.keysRunning(),
               l.keysAtLimit(),
               l.starts(),
-              l.waitingForLimits()));
+              l.waitingForLimits(),
+              busiest(l)));
     }
     return out;
+  }
+
+  private static List<KeyRunning> busiest(StatsStore.QueueLimit l) {
+    List<KeyRunning> out = new ArrayList<>();
+    for (int i = 0; i < l.busiestKeys().size(); i++) {
+      out.add(new KeyRunning(l.busiestKeys().get(i), l.busiestRunning().get(i)));
+    }
+    return List.copyOf(out);
   }
 
   /** Most groups {@link #failures} returns: 500. */

@@ -85,6 +85,10 @@ class LimitsInUseTest {
       assertThat(sync.keysAtLimit()).as("acme").isEqualTo(1);
       // acme's 3 wait; bob has room for 1 of his 4
       assertThat(sync.waitingForLimits()).isEqualTo(6);
+      assertThat(sync.busiestKeys())
+          .containsExactly(
+              new StatsAdmin.KeyRunning("acme", 2), new StatsAdmin.KeyRunning("bob", 1));
+      assertThat(pay.busiestKeys()).isEmpty();
 
       // every limit together: the fewest admitted counts
       admin.limitConcurrency("sync", 4, "t"); // 1 free of 4
@@ -94,6 +98,18 @@ class LimitsInUseTest {
       assertThat(find(admin, "sync").waitingForLimits()).isEqualTo(6);
       admin.limitConcurrency("sync", 3, "t"); // none free
       assertThat(find(admin, "sync").waitingForLimits()).isEqualTo(7);
+
+      // at most 5 keys named, the busiest first, ties by key; every key counted
+      for (String k : List.of("k1", "k2", "k3", "k4", "k5")) {
+        jobs(f, "sync", k, 1, 0);
+      }
+      jobs(f, "sync", "k0", 2, 0);
+      StatsAdmin.LimitsInUse many = find(admin, "sync");
+      assertThat(many.keysRunning()).isEqualTo(8);
+      assertThat(many.keysAtLimit()).as("acme and k0").isEqualTo(2);
+      assertThat(many.busiestKeys())
+          .extracting(StatsAdmin.KeyRunning::key)
+          .containsExactly("acme", "k0", "bob", "k1", "k2");
 
       // the queue-wide read lists only queue-wide limits
       assertThat(admin.limits())

@@ -568,6 +568,7 @@ final class DashboardHandler implements HttpHandler {
     o.put("rate_period_ms", l.ratePeriod() == null ? null : l.ratePeriod().toMillis());
     o.put("starts_in_period", l.startsInPeriod());
     o.put("waiting_for_limits", l.waitingForLimits());
+    o.set("busiest_keys", json.valueToTree(l.busiestKeys()));
     return o;
   }
 

@@ -198,6 +198,15 @@ final class Pages {
       h.raw("\" title=\"Most running per key; keys at that limit / keys running\">");
       h.text(l.keyField() + ": " + l.keyLimit() + " per key, ");
       h.text(l.keysAtLimit() + " of " + l.keysRunning() + " keys full").raw("</div>");
+      if (!l.busiestKeys().isEmpty()) {
+        h.raw("<div class=\"muted small\" data-busiest=\"\">busiest: ");
+        for (int i = 0; i < l.busiestKeys().size(); i++) {
+          StatsAdmin.KeyRunning k = l.busiestKeys().get(i);
+          h.text((i == 0 ? "" : ", ") + (k.key().isEmpty() ? "(none)" : k.key()) + " ");
+          h.text(k.running());
+        }
+        h.text(l.keysRunning() > l.busiestKeys().size() ? ", …" : "").raw("</div>");
+      }
     }
     if (l.rateLimit() != null) {
       int rate = l.rateLimit();

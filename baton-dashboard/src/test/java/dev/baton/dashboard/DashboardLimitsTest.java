@@ -121,6 +121,7 @@ class DashboardLimitsTest {
     assertThat(limitsCell("lim"))
         .contains(
             "data-limit=\"key\" data-field=\"customer\"", "customer: 1 per key, 1 of 1 keys full")
+        .contains("busiest: acme 1</div>")
         .contains("data-waiting-for-limits=\"1\"");
 
     assertThat(post("lim", "rate", "rate", "5", "period", "1m").statusCode()).isEqualTo(303);
@@ -136,7 +137,8 @@ class DashboardLimitsTest {
         .containsPattern(
             "\"limits\":\\{\"concurrency_limit\":3,\"running\":1,\"key_field\":\"customer\","
                 + "\"key_limit\":1,\"keys_running\":1,\"keys_at_limit\":1,\"rate_limit\":5,"
-                + "\"rate_period_ms\":60000,\"starts_in_period\":5,\"waiting_for_limits\":2\\}");
+                + "\"rate_period_ms\":60000,\"starts_in_period\":5,\"waiting_for_limits\":2,"
+                + "\"busiest_keys\":\\[\\{\"key\":\"acme\",\"running\":1\\}\\]\\}");
     // the forms show the values set, and a remove button for each limit
     String page = web.get("/").body();
     assertThat(page)

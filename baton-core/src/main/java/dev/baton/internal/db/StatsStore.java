@@ -49,7 +49,8 @@ public final class StatsStore {
 
   // Every queue with a limit (schema version 9: queue-wide, per key, rate), with what is in use:
   // its running and available jobs (job_running_idx, job_claim_idx); for a limit per key, the keys
-  // with running jobs and those at their limit (a read of the queue's running jobs) and the jobs
+  // with running jobs, those at their limit and the MAX_KEYS_LISTED busiest (a read of the queue's
+  // running jobs, however many keys), the jobs
   // over their key's room among the first MAX_KEYED_SAMPLE available ones in claim order (so the
   // read is bounded however long the backlog); for a rate limit, the starts of its current window
   // (queue_start_idx, at most the limit's rows plus those not yet deleted). A lateral whose limit
@@ -61,10 +62,12 @@ public final class StatsStore {
              (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = q.name),
              (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = q.name),
              coalesce(kr.keys_running, 0), coalesce(kr.keys_full, 0), coalesce(kw.waiting, 0),
-             coalesce(rs.starts, 0)
+             coalesce(rs.starts, 0), kr.busiest_keys, kr.busiest_running
       FROM ${schema}.queue q
       LEFT JOIN LATERAL (
-        SELECT count(*) AS keys_running, count(*) FILTER (WHERE r.n >= q.key_limit) AS keys_full
+        SELECT count(*) AS keys_running, count(*) FILTER (WHERE r.n >= q.key_limit) AS keys_full,
+               (array_agg(r.k ORDER BY r.n DESC, r.k))[1:?] AS busiest_keys,
+               (array_agg(r.n ORDER BY r.n DESC, r.k))[1:?] AS busiest_running
         FROM (SELECT coalesce(j.args ->> q.key_field, '') AS k, count(*) AS n
               FROM ${schema}.job j
               WHERE j.state = 'running' AND j.queue = q.name AND q.key_field IS NOT NULL
@@ -170,6 +173,9 @@ public final class StatsStore {
    */
   public static final int MAX_KEYED_SAMPLE = 10_000;
 
+  /** Most keys of a queue limited per key that {@link #queueLimits} names, busiest first: 5. */
+  public static final int MAX_KEYS_LISTED = 5;
+
   /**
    * A queue with a limit of any kind, as of the read (one statement, so every figure is of the same
    * snapshot); a limit it does not have is null.
@@ -187,6 +193,9 @@ public final class StatsStore {
    * @param overKeyRoom available jobs, of the first {@link #MAX_KEYED_SAMPLE} in claim order, over
    *     their key's room
    * @param starts starts in the rate limit's current window (0 without one)
+   * @param busiestKeys the keys with the most running jobs, at most {@link #MAX_KEYS_LISTED}, most
+   *     first (ties by key); empty without a limit per key
+   * @param busiestRunning their running jobs, in the same order
    */
   public record QueueLimit(
       String queue,
@@ -200,7 +209,9 @@ public final class StatsStore {
       long keysRunning,
       long keysAtLimit,
       long overKeyRoom,
-      long starts) {
+      long starts,
+      List<String> busiestKeys,
+      List<Long> busiestRunning) {
 
     /**
      * Available jobs that the queue's limits do not let a claim take now: the available jobs less
@@ -243,7 +254,9 @@ public final class StatsStore {
         c -> {
           try (PreparedStatement ps = c.prepareStatement(queueLimits)) {
             ps.setQueryTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toSeconds())));
-            ps.setInt(1, MAX_KEYED_SAMPLE);
+            ps.setInt(1, MAX_KEYS_LISTED);
+            ps.setInt(2, MAX_KEYS_LISTED);
+            ps.setInt(3, MAX_KEYED_SAMPLE);
             List<QueueLimit> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
@@ -260,7 +273,9 @@ public final class StatsStore {
                         rs.getLong(9),
                         rs.getLong(10),
                         rs.getLong(11),
-                        rs.getLong(12)));
+                        rs.getLong(12),
+                        textArray(rs.getArray(13)),
+                        longArray(rs.getArray(14))));
               }
             }
             return out;
@@ -268,7 +283,15 @@ public final class StatsStore {
         });
   }
 
-  /** The statement {@link #queueLimits} runs (for tests that check its plan); binds the sample. */
+  private static List<String> textArray(java.sql.Array a) throws java.sql.SQLException {
+    return a == null ? List.of() : List.of((String[]) a.getArray());
+  }
+
+  private static List<Long> longArray(java.sql.Array a) throws java.sql.SQLException {
+    return a == null ? List.of() : List.of((Long[]) a.getArray());
+  }
+
+  /** The statement {@link #queueLimits} runs (for tests that check its plan). */
   public String queueLimitsSql() {
     return queueLimits;
   }
