@@ -107,11 +107,32 @@ public final class BatonConfig {
   /** The highest cluster-wide concurrency limit a queue may be given: 1,000,000 jobs. */
   public static final int MAX_CONCURRENCY_LIMIT = 1_000_000;
 
+  /** The longest period a rate limit may have: 1 day. */
+  public static final Duration MAX_RATE_PERIOD = Duration.ofDays(1);
+
+  /**
+   * A queue's concurrency limit per key, as {@link Builder#concurrencyLimitPerKey} sets it.
+   *
+   * @param argsField the top-level field of the jobs' args whose text is a job's key
+   * @param limit the most jobs of one key running at once across the cluster
+   */
+  public record KeyLimit(String argsField, int limit) {}
+
+  /**
+   * A queue's rate limit, as {@link Builder#rateLimit} sets it.
+   *
+   * @param limit the most starts in any window of {@code period}
+   * @param period the window
+   */
+  public record RateLimit(int limit, Duration period) {}
+
   private final String schema;
   private final String nodeIdGiven; // null: the default, computed when first asked for
   private volatile String nodeId;
   private final Map<String, QueueConfig> queues;
   private final Map<String, Integer> concurrencyLimits;
+  private final Map<String, KeyLimit> keyLimits;
+  private final Map<String, RateLimit> rateLimits;
   private final Map<String, KindConfig> kinds;
   private final Duration lease;
   private final Duration heartbeatInterval;
@@ -150,6 +171,8 @@ public final class BatonConfig {
     this.nodeIdGiven = b.nodeId;
     this.queues = Collections.unmodifiableMap(new LinkedHashMap<>(b.queues));
     this.concurrencyLimits = Collections.unmodifiableMap(new LinkedHashMap<>(b.concurrencyLimits));
+    this.keyLimits = Collections.unmodifiableMap(new LinkedHashMap<>(b.keyLimits));
+    this.rateLimits = Collections.unmodifiableMap(new LinkedHashMap<>(b.rateLimits));
     this.kinds = Collections.unmodifiableMap(new LinkedHashMap<>(b.kinds));
     this.lease = b.lease;
     this.heartbeatInterval =
@@ -201,6 +224,8 @@ public final class BatonConfig {
     b.nodeId = nodeIdGiven;
     b.queues.putAll(queues);
     b.concurrencyLimits.putAll(concurrencyLimits);
+    b.keyLimits.putAll(keyLimits);
+    b.rateLimits.putAll(rateLimits);
     b.kinds.putAll(kinds);
     b.lease = lease;
     b.heartbeatInterval = heartbeatIntervalGiven;
@@ -273,6 +298,22 @@ public final class BatonConfig {
    */
   public Map<String, Integer> concurrencyLimits() {
     return concurrencyLimits;
+  }
+
+  /**
+   * The concurrency limits per key this client sets when it starts, by queue; empty by default. See
+   * {@link Builder#concurrencyLimitPerKey}.
+   */
+  public Map<String, KeyLimit> concurrencyLimitsPerKey() {
+    return keyLimits;
+  }
+
+  /**
+   * The rate limits this client sets when it starts, by queue; empty by default. See {@link
+   * Builder#rateLimit}.
+   */
+  public Map<String, RateLimit> rateLimits() {
+    return rateLimits;
   }
 
   /**
@@ -531,6 +572,8 @@ public final class BatonConfig {
     private String nodeId;
     private final Map<String, QueueConfig> queues = new LinkedHashMap<>();
     private final Map<String, Integer> concurrencyLimits = new LinkedHashMap<>();
+    private final Map<String, KeyLimit> keyLimits = new LinkedHashMap<>();
+    private final Map<String, RateLimit> rateLimits = new LinkedHashMap<>();
     private final Map<String, KindConfig> kinds = new LinkedHashMap<>();
     private Duration lease = DEFAULT_LEASE;
     private Duration heartbeatInterval;
@@ -633,6 +676,70 @@ public final class BatonConfig {
             "concurrencyLimit of queue \"" + queue + "\"", "0..1000000", limit);
       }
       concurrencyLimits.put(queue, limit);
+      return this;
+    }
+
+    /**
+     * Sets queue {@code queue}'s concurrency limit per key when this client starts: from then on no
+     * node runs more than {@code limit} of the queue's jobs with one key at once, across the whole
+     * cluster, the key of a job being the text of its args' top-level field {@code argsField}
+     * ({@code args ->> argsField}; a job without the field has the key {@code ""}). Default none.
+     * Stored in the database as {@link #concurrencyLimit} is (the client that starts last sets it);
+     * {@link dev.baton.admin.BatonAdmin#limitConcurrencyPerKey} or {@code baton queues limit Q N
+     * --per-key FIELD} change it at run time. A queue-wide limit may be set as well; both hold. A
+     * claim of such a queue reads every available job of the queue, so keep its backlog to
+     * thousands. See docs/limits.md.
+     *
+     * @param queue a queue name
+     * @param argsField the args field holding the key, 1-128 characters
+     * @param limit jobs of one key running at once across the cluster, 1..1,000,000
+     * @throws InvalidConfigException if the name is not a queue name, the field is empty or too
+     *     long, or the limit is out of range
+     */
+    public Builder concurrencyLimitPerKey(String queue, String argsField, int limit) {
+      QueueConfig.requireValidName(queue);
+      if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+        throw new InvalidConfigException(
+            "concurrencyLimitPerKey field of queue \"" + queue + "\"",
+            "1-128 characters",
+            argsField);
+      }
+      if (limit < 1 || limit > MAX_CONCURRENCY_LIMIT) {
+        throw new InvalidConfigException(
+            "concurrencyLimitPerKey of queue \"" + queue + "\"", "1..1000000", limit);
+      }
+      keyLimits.put(queue, new KeyLimit(argsField, limit));
+      return this;
+    }
+
+    /**
+     * Sets queue {@code queue}'s rate limit when this client starts: from then on at most {@code
+     * limit} of the queue's jobs start (are claimed) across the cluster in any window of {@code
+     * period}, a sliding window over the recorded start times, so a period boundary never lets
+     * twice the rate through. Default none. Stored in the database as {@link #concurrencyLimit} is
+     * (the client that starts last sets it); {@link dev.baton.admin.BatonAdmin#limitRate} or {@code
+     * baton queues rate Q N PERIOD} change it at run time. Holds together with a concurrency limit.
+     * See docs/limits.md.
+     *
+     * @param queue a queue name
+     * @param limit starts per period, 1..1,000,000
+     * @param period the window, 1 ms..1 day, in whole milliseconds
+     * @throws InvalidConfigException if the name is not a queue name or a value is out of range
+     */
+    public Builder rateLimit(String queue, int limit, Duration period) {
+      QueueConfig.requireValidName(queue);
+      if (limit < 1 || limit > MAX_CONCURRENCY_LIMIT) {
+        throw new InvalidConfigException(
+            "rateLimit of queue \"" + queue + "\"", "1..1000000", limit);
+      }
+      if (period == null
+          || period.toMillis() < 1
+          || period.compareTo(MAX_RATE_PERIOD) > 0
+          || !period.equals(Duration.ofMillis(period.toMillis()))) {
+        throw new InvalidConfigException(
+            "rateLimit period of queue \"" + queue + "\"", "1 ms..1 day in whole ms", period);
+      }
+      rateLimits.put(queue, new RateLimit(limit, period));
       return this;
     }
 

@@ -64,6 +64,7 @@ class ArchitectureTest {
             "dev.baton.NodeInfo",
             "dev.baton.admin.JobBrowser$Filter",
             "dev.baton.admin.PeriodicAdmin$PeriodicInfo",
+            "dev.baton.admin.StatsAdmin$LimitsInUse",
             "dev.baton.admin.StatsAdmin$QueueStats",
             // Rows of internal.db: a component per column a statement reads or binds.
             "dev.baton.internal.db.BrowseStore$FailureRow",
@@ -75,6 +76,7 @@ class ArchitectureTest {
             "dev.baton.internal.db.HolderStore$ClaimParams",
             "dev.baton.internal.db.HolderStore$FinishColumns",
             "dev.baton.internal.db.JobRow",
+            "dev.baton.internal.db.StatsStore$QueueLimit",
             "dev.baton.internal.db.StatsStore$QueueStats",
             "dev.baton.internal.db.StatsStore$QueueStatsWithDiscarded")
         .check(ArchitectureRules.thisModulesMainClasses());

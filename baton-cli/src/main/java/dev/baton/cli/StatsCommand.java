@@ -49,14 +49,13 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
     }
     if (json()) {
       ArrayNode a = Output.array();
-      java.util.Map<String, StatsAdmin.QueueLimit> limits = new java.util.HashMap<>();
-      root.admin().limits().forEach(l -> limits.put(l.queue(), l));
+      java.util.Map<String, StatsAdmin.LimitsInUse> limits = new java.util.HashMap<>();
+      root.admin().limitsInUse().forEach(l -> limits.put(l.queue(), l));
       for (QueueStats q : queues) {
         ObjectNode o = json(q).put("backlog_cap", caps.get(q.queue()));
-        StatsAdmin.QueueLimit l = limits.get(q.queue());
+        StatsAdmin.LimitsInUse l = limits.get(q.queue());
         if (l != null) { // only a limited queue has these
-          o.put("concurrency_limit", l.limit());
-          o.put("waiting_for_limit", l.waitingForLimit());
+          json(o, l);
         }
         a.add(o);
       }
@@ -106,21 +105,78 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
             "OLDEST: since the oldest available job became due. FAILED: failed attempts / attempts"
                 + " ended in the window. JOBS/S: completions per second in the window. CAP: the"
                 + " backlog cap on available + scheduled + retryable jobs.");
-    List<StatsAdmin.QueueLimit> limits = root.admin().limits();
+    List<StatsAdmin.LimitsInUse> limits = root.admin().limitsInUse();
     if (!limits.isEmpty()) {
       out().println();
-      Output.Table l = new Output.Table("QUEUE", "LIMIT", "RUNNING", "WAITING_FOR_LIMIT");
-      for (StatsAdmin.QueueLimit q : limits) {
-        l.row(q.queue(), q.limit(), q.running(), q.waitingForLimit());
+      Output.Table l =
+          new Output.Table("QUEUE", "RUNNING/LIMIT", "PER_KEY", "STARTS/RATE", "WAITING_FOR_LIMIT");
+      for (StatsAdmin.LimitsInUse q : limits) {
+        l.row(
+            q.queue(),
+            q.concurrencyLimit() == null ? "-" : q.running() + "/" + q.concurrencyLimit(),
+            q.keyLimit() == null
+                ? "-"
+                : q.keyField()
+                    + " "
+                    + q.keyLimit()
+                    + " each: "
+                    + q.keysAtLimit()
+                    + " of "
+                    + q.keysRunning()
+                    + " keys full",
+            q.rateLimit() == null
+                ? "-"
+                : q.startsInPeriod() + "/" + q.rateLimit() + " per " + period(q.ratePeriod()),
+            q.waitingForLimits());
       }
       l.print(out());
       out()
           .println(
-              "LIMIT: most jobs running at once across the cluster (baton queues limit)."
-                  + " WAITING_FOR_LIMIT: available jobs beyond what the limit leaves free.");
+              "RUNNING/LIMIT: jobs running across the cluster / the most at once (baton queues"
+                  + " limit). PER_KEY: the args field, the most running per key, keys at that"
+                  + " limit of keys running (--per-key). STARTS/RATE: starts in the last period /"
+                  + " the most per period (baton queues rate). WAITING_FOR_LIMIT: available jobs"
+                  + " the limits do not let a claim take now.");
     }
     out().flush();
     return BatonCli.OK;
+  }
+
+  /** Adds a limited queue's limits and their use to its JSON; a limit it lacks is left out. */
+  static void json(ObjectNode o, StatsAdmin.LimitsInUse l) {
+    if (l.concurrencyLimit() != null) {
+      o.put("concurrency_limit", l.concurrencyLimit());
+    }
+    if (l.keyLimit() != null) {
+      o.put("key_field", l.keyField());
+      o.put("key_limit", l.keyLimit());
+      o.put("keys_running", l.keysRunning());
+      o.put("keys_at_limit", l.keysAtLimit());
+      ArrayNode busiest = o.putArray("busiest_keys");
+      l.busiestKeys()
+          .forEach(k -> busiest.addObject().put("key", k.key()).put("running", k.running()));
+    }
+    if (l.rateLimit() != null) {
+      o.put("rate_limit", l.rateLimit());
+      o.put("rate_period_ms", l.ratePeriod().toMillis());
+      o.put("starts_in_period", l.startsInPeriod());
+    }
+    o.put("waiting_for_limit", l.waitingForLimits());
+  }
+
+  /** A rate limit's period in the unit {@code baton queues rate} takes: 250ms, 1s, 5m, 1h. */
+  static String period(java.time.Duration d) {
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1_000 == 0) {
+      return ms / 1_000 + "s";
+    }
+    return ms + "ms";
   }
 
   /** One queue as JSON: the view's column names, plus discarded and the throughputs. */

@@ -130,12 +130,31 @@ class QueuesAndNodesCliTest {
     assertThat(perKey.exitCode()).as(perKey.err()).isZero();
     assertThat(perKey.out())
         .isEqualTo("queue payments limited to 1 running jobs per customer across the cluster\n");
+    // 2 available jobs without the field: one key, room for 1
+    assertThat(cli.run("stats").out())
+        .containsPattern("payments +- +customer 1 each: 0 of 0 keys full +- +1");
     assertThat(cli.run("queues", "unlimit", "payments", "--per-key").out())
         .isEqualTo("queue payments has no concurrency limit per key now\n");
 
     CliRunner.Result rate = cli.run("queues", "rate", "mail", "50", "1s");
     assertThat(rate.exitCode()).as(rate.err()).isZero();
     assertThat(rate.out()).isEqualTo("queue mail limited to 50 starts per 1s\n");
+    cli.enqueue("q_job", "--queue", "mail");
+    CliRunner.Result limitedStats = cli.run("stats");
+    assertThat(limitedStats.out())
+        .as("per key and rate limits in stats")
+        .containsPattern("mail +- +- +0/50 per 1s +0");
+    JsonNode mailJson = null;
+    for (JsonNode q : cli.run("stats", "--json").json()) {
+      if (q.path("queue").asText().equals("mail")) {
+        mailJson = q;
+      }
+    }
+    assertThat(mailJson).isNotNull();
+    assertThat(mailJson.path("rate_limit").asInt()).isEqualTo(50);
+    assertThat(mailJson.path("rate_period_ms").asInt()).isEqualTo(1000);
+    assertThat(mailJson.path("starts_in_period").asInt()).isZero();
+    assertThat(mailJson.has("concurrency_limit")).isFalse();
     assertThat(cli.run("queues", "rate", "mail", "--remove").out())
         .isEqualTo("queue mail has no rate limit now\n");
     CliRunner.Result badPeriod = cli.run("queues", "rate", "mail", "50", "soon");

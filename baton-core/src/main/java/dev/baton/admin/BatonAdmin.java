@@ -576,6 +576,14 @@ public final class BatonAdmin {
   }
 
   /**
+   * Every queue with a limit of any kind (queue-wide, per key, rate), with how much of each is in
+   * use and the jobs waiting for them. See {@link StatsAdmin#limitsInUse()}, which this is.
+   */
+  public List<StatsAdmin.LimitsInUse> limitsInUse() {
+    return stats.limitsInUse();
+  }
+
+  /**
    * Completions per queue over the last {@code window}, in buckets of {@code bucket}. See {@link
    * StatsAdmin#completions}.
    */

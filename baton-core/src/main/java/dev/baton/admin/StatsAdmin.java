@@ -206,14 +206,115 @@ public final class StatsAdmin {
 
   /**
    * Every queue with a cluster-wide concurrency limit, by name; empty when none has one. One
-   * statement: a read of the queue table, and two index counts per limited queue.
+   * statement: a read of the queue table, and two index counts per limited queue. {@link
+   * #limitsInUse()} has every kind of limit.
    */
   public List<QueueLimit> limits() {
     List<QueueLimit> out = new ArrayList<>();
     for (StatsStore.QueueLimit l : store.queueLimits(dataSource, Duration.ofSeconds(30))) {
-      out.add(new QueueLimit(l.queue(), l.limit(), l.running(), l.available()));
+      if (l.concurrencyLimit() != null) {
+        out.add(new QueueLimit(l.queue(), l.concurrencyLimit(), l.running(), l.available()));
+      }
     }
     return out;
+  }
+
+  /**
+   * Most available jobs of a queue limited per key that {@link #limitsInUse()} reads, in claim
+   * order, to count those over their key's room: 10,000.
+   */
+  public static final int MAX_KEYED_SAMPLE = StatsStore.MAX_KEYED_SAMPLE;
+
+  /** Most keys {@link LimitsInUse#busiestKeys()} names: 5. */
+  public static final int MAX_KEYS_LISTED = StatsStore.MAX_KEYS_LISTED;
+
+  /**
+   * A key of a queue limited per key, with its running jobs.
+   *
+   * @param key the key (the text of the args field; {@code ""} for jobs without it)
+   * @param running its jobs running now, on any node
+   */
+  public record KeyRunning(String key, long running) {}
+
+  /**
+   * A queue's limits of every kind and how much of each is in use, as of the read (every figure of
+   * one snapshot). A limit the queue does not have is null.
+   *
+   * @param queue the queue
+   * @param concurrencyLimit its cluster-wide concurrency limit ({@link
+   *     BatonAdmin#limitConcurrency}); in use: {@code running}
+   * @param keyField the args field whose text is a job's key, for its limit per key ({@link
+   *     BatonAdmin#limitConcurrencyPerKey})
+   * @param keyLimit its limit per key: the most jobs of one key running at once; in use: {@code
+   *     keysRunning} and {@code keysAtLimit}
+   * @param rateLimit its rate limit, the most starts in any window of {@code ratePeriod} ({@link
+   *     BatonAdmin#limitRate}); in use: {@code startsInPeriod}
+   * @param ratePeriod the window of its rate limit
+   * @param running its jobs running now, on any node
+   * @param available its jobs waiting to be claimed
+   * @param keysRunning keys with running jobs; 0 without a limit per key
+   * @param keysAtLimit keys with as many running jobs as the limit per key (or more, after it was
+   *     lowered): their next jobs wait
+   * @param startsInPeriod starts (claims) of the queue in the last {@code ratePeriod}; 0 without a
+   *     rate limit
+   * @param waitingForLimits available jobs that the limits do not let a claim take now: the
+   *     available jobs less the fewest any limit admits (the concurrency limit's free room, the
+   *     rate limit's starts left, the jobs within their key's room). For a limit per key, counted
+   *     over the first {@link #MAX_KEYED_SAMPLE} available jobs in claim order, so that the read is
+   *     bounded however long the backlog.
+   * @param busiestKeys the keys with the most running jobs, at most {@link #MAX_KEYS_LISTED}, most
+   *     first (ties by key); empty without a limit per key
+   */
+  public record LimitsInUse(
+      String queue,
+      Integer concurrencyLimit,
+      String keyField,
+      Integer keyLimit,
+      Integer rateLimit,
+      Duration ratePeriod,
+      long running,
+      long available,
+      long keysRunning,
+      long keysAtLimit,
+      long startsInPeriod,
+      long waitingForLimits,
+      List<KeyRunning> busiestKeys) {}
+
+  /**
+   * Every queue with a limit of any kind (queue-wide, per key, rate), by name, with how much of
+   * each is in use and the jobs waiting for them; empty when none has one. One statement: a read of
+   * the queue table, and per limited queue two index counts, a read of its running jobs if it is
+   * limited per key (and of its first {@link #MAX_KEYED_SAMPLE} available ones), and a count of its
+   * rate window's starts if it is rate limited.
+   */
+  public List<LimitsInUse> limitsInUse() {
+    List<LimitsInUse> out = new ArrayList<>();
+    for (StatsStore.QueueLimit l : store.queueLimits(dataSource, Duration.ofSeconds(30))) {
+      out.add(
+          new LimitsInUse(
+              l.queue(),
+              l.concurrencyLimit(),
+              l.keyField(),
+              l.keyLimit(),
+              l.rateLimit(),
+              l.ratePeriodMillis() == null ? null : Duration.ofMillis(l.ratePeriodMillis()),
+              l.running(),
+              l.available(),
+              l.keysRunning(),
+              l.keysAtLimit(),
+              l.starts(),
+              l.waitingForLimits(),
+              busiest(l)));
+    }
+    return out;
+  }
+
+  private static List<KeyRunning> busiest(StatsStore.QueueLimit l) {
+    List<KeyRunning> out = new ArrayList<>();
+    for (int i = 0; i < l.busiestKeys().size(); i++) {
+      out.add(new KeyRunning(l.busiestKeys().get(i), l.busiestRunning().get(i)));
+    }
+    return List.copyOf(out);
   }
 
   /** Most groups {@link #failures} returns: 500. */

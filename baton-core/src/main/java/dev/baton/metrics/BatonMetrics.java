@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -85,6 +86,9 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
   private volatile Map<String, StatsStore.QueueStats> snapshot = Map.of();
   private volatile Map<String, Integer> capSnapshot = Map.of();
   private final Set<String> capsBound = ConcurrentHashMap.newKeySet();
+  private volatile Map<String, StatsStore.QueueLimit> limitSnapshot = Map.of();
+  private final Set<String> keyLimitsBound = ConcurrentHashMap.newKeySet();
+  private final Set<String> rateLimitsBound = ConcurrentHashMap.newKeySet();
   private volatile long lastReadNanos; // System.nanoTime() of the last good read; 0 before it
   private volatile boolean failing;
   private final Set<String> queuesBound = ConcurrentHashMap.newKeySet();
@@ -178,8 +182,13 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
     }
     Map<String, Integer> nextCaps =
         Db.inTransaction(dataSource, "cannot read the backlog caps", caps::caps);
+    Map<String, StatsStore.QueueLimit> nextLimits = new ConcurrentHashMap<>();
+    for (StatsStore.QueueLimit l : store.queueLimits(dataSource, QUERY_TIMEOUT)) {
+      nextLimits.put(l.queue(), l);
+    }
     snapshot = next;
     capSnapshot = nextCaps;
+    limitSnapshot = nextLimits;
     lastReadNanos = System.nanoTime();
     if (registry != null && !closed) {
       for (String q : next.keySet()) {
@@ -187,6 +196,15 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
       }
       for (String q : nextCaps.keySet()) {
         bindCap(q);
+      }
+      for (StatsStore.QueueLimit l : nextLimits.values()) {
+        bindQueue(l.queue());
+        if (l.keyLimit() != null) {
+          bindKeyLimit(l.queue());
+        }
+        if (l.rateLimit() != null) {
+          bindRateLimit(l.queue());
+        }
       }
     }
   }
@@ -338,10 +356,7 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
   private void bindLimitGauges(String queue) {
     gauge(
         Gauge.builder(
-                "baton.queue.limit",
-                this,
-                queueValue(
-                    queue, s -> s.concurrencyLimit() == null ? Double.NaN : s.concurrencyLimit()))
+                "baton.queue.limit", this, limitValue(queue, l -> l.concurrencyLimit(), Double.NaN))
             .description(
                 "The queue's cluster-wide concurrency limit; NaN when it has none (see"
                     + " baton.queue.depth state=running for the share in use)")
@@ -350,11 +365,95 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
         Gauge.builder(
                 "baton.queue.limit.waiting",
                 this,
-                queueValue(queue, StatsStore.QueueStats::waitingForLimit))
+                limitValue(queue, StatsStore.QueueLimit::waitingForLimits, 0))
             .description(
-                "Available jobs of the queue beyond what its concurrency limit leaves free; 0"
-                    + " without a limit")
+                "Available jobs of the queue that its limits (concurrency, per key, rate) do not"
+                    + " let a claim take now; 0 without a limit")
             .tag("queue", queue));
+  }
+
+  // A queue's limit per key, registered when a read first finds one; NaN once it has none.
+  private synchronized void bindKeyLimit(String queue) {
+    if (closed || !keyLimitsBound.add(queue)) {
+      return;
+    }
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.key", this, limitValue(queue, l -> l.keyLimit(), Double.NaN))
+            .description(
+                "Most jobs of one key of the queue running at once across the cluster; NaN when"
+                    + " it has no limit per key")
+            .tag("queue", queue));
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.key.running",
+                this,
+                keyValue(queue, StatsStore.QueueLimit::keysRunning))
+            .description("Keys of the queue with running jobs; NaN without a limit per key")
+            .tag("queue", queue));
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.key.full",
+                this,
+                keyValue(queue, StatsStore.QueueLimit::keysAtLimit))
+            .description(
+                "Keys of the queue with as many running jobs as its limit per key; NaN without one")
+            .tag("queue", queue));
+  }
+
+  // A queue's rate limit, registered when a read first finds one; NaN once it has none.
+  private synchronized void bindRateLimit(String queue) {
+    if (closed || !rateLimitsBound.add(queue)) {
+      return;
+    }
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.rate", this, limitValue(queue, l -> l.rateLimit(), Double.NaN))
+            .description(
+                "Most starts of the queue in any window of baton.queue.limit.rate.period; NaN"
+                    + " when it has no rate limit")
+            .tag("queue", queue));
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.rate.period",
+                this,
+                limitValue(
+                    queue,
+                    l -> l.ratePeriodMillis() == null ? null : l.ratePeriodMillis() / 1000.0,
+                    Double.NaN))
+            .description("The window of the queue's rate limit; NaN when it has none")
+            .baseUnit("seconds")
+            .tag("queue", queue));
+    gauge(
+        Gauge.builder(
+                "baton.queue.limit.rate.used",
+                this,
+                limitValue(
+                    queue, l -> l.rateLimit() == null ? null : (double) l.starts(), Double.NaN))
+            .description(
+                "Starts of the queue in the last period of its rate limit; NaN when it has none")
+            .tag("queue", queue));
+  }
+
+  /**
+   * A gauge function reading {@code queue}'s limits in the last snapshot: NaN before the first
+   * read, {@code none} when the queue has no limit or {@code field} gives null.
+   */
+  private static ToDoubleFunction<BatonMetrics> limitValue(
+      String queue, Function<StatsStore.QueueLimit, Number> field, double none) {
+    return m -> {
+      if (m.lastReadNanos == 0) {
+        return Double.NaN;
+      }
+      StatsStore.QueueLimit l = m.limitSnapshot.get(queue);
+      Number v = l == null ? null : field.apply(l);
+      return v == null ? none : v.doubleValue();
+    };
+  }
+
+  private static ToDoubleFunction<BatonMetrics> keyValue(
+      String queue, ToDoubleFunction<StatsStore.QueueLimit> field) {
+    return limitValue(queue, l -> l.keyLimit() == null ? null : field.applyAsDouble(l), Double.NaN);
   }
 
   // A queue's backlog cap, registered when a read first finds one; NaN once it has none.

@@ -64,16 +64,25 @@ class BatonMetricsTest {
           f.start(
               f.config().queue("default", 2).build(), b -> b.handler(Work.class, (ctx, a) -> {}));
       f.execute("INSERT INTO %s.queue (name, backlog_cap) VALUES ('default', 100)");
+      dev.baton.admin.BatonAdmin admin = new dev.baton.admin.BatonAdmin(f.dataSource(), f.schema());
+      admin.limitConcurrencyPerKey("keyed", "customer", 1, "t");
+      admin.limitRate("rated", 5, Duration.ofSeconds(1), "t");
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (BatonMetrics metrics = new BatonMetrics(baton)) {
         metrics.bindTo(registry);
-        // and the backlog cap gauges with the first read that finds a cap
+        // and the backlog cap and limit gauges with the first read that finds one
         Set<String> timers =
             Set.of(
                 "baton.job.pickup.latency",
                 "baton.job.run.time",
                 "baton.job.attempts",
-                "baton.queue.backlog.cap");
+                "baton.queue.backlog.cap",
+                "baton.queue.limit.key",
+                "baton.queue.limit.key.running",
+                "baton.queue.limit.key.full",
+                "baton.queue.limit.rate",
+                "baton.queue.limit.rate.period",
+                "baton.queue.limit.rate.used");
         for (String name : documented) {
           if (!timers.contains(name)) {
             assertThat(registry.find(name).meters())
@@ -120,6 +129,64 @@ class BatonMetricsTest {
             .isEqualTo(3);
       }
     }
+  }
+
+  @Test
+  void aQueueLimitedPerKeyOrByRateShowsWhatIsInUseAndTheJobsWaiting() {
+    try (Fixture f = new Fixture()) {
+      Baton reader = f.reader();
+      // keyed: acme runs 1 (its limit) with 2 more available, bob has 1 available
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args, state, lease_expires_at, attempt) VALUES"
+              + " ('sync', 'x', '{\"customer\": \"acme\"}', 'running',"
+              + " now() + interval '1 hour', 1)");
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) VALUES ('sync', 'x', '{\"customer\":"
+              + " \"acme\"}'), ('sync', 'x', '{\"customer\": \"acme\"}'),"
+              + " ('sync', 'x', '{\"customer\": \"bob\"}')");
+      // rate: 4 of 5 starts used in the last 30 s, 3 available
+      f.execute(
+          "INSERT INTO %s.queue_start (queue, at) SELECT 'mail', now() - interval '1 second'"
+              + " FROM generate_series(1, 4)");
+      for (int i = 0; i < 3; i++) {
+        reader.enqueue(new Work(i), EnqueueOptions.builder().queue("mail").build());
+      }
+      dev.baton.admin.BatonAdmin admin = new dev.baton.admin.BatonAdmin(f.dataSource(), f.schema());
+      admin.limitConcurrencyPerKey("sync", "customer", 1, "t");
+      admin.limitRate("mail", 5, Duration.ofSeconds(30), "t");
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (BatonMetrics metrics =
+          BatonMetrics.builder(reader).refreshInterval(Duration.ofHours(1)).build()) {
+        metrics.bindTo(registry);
+        metrics.refresh();
+        assertThat(gauge(registry, "baton.queue.limit.key", "sync")).isEqualTo(1);
+        assertThat(gauge(registry, "baton.queue.limit.key.running", "sync")).isEqualTo(1);
+        assertThat(gauge(registry, "baton.queue.limit.key.full", "sync")).isEqualTo(1);
+        assertThat(gauge(registry, "baton.queue.limit.waiting", "sync"))
+            .as("acme's 2")
+            .isEqualTo(2);
+        assertThat(gauge(registry, "baton.queue.limit", "sync")).isNaN();
+        assertThat(gauge(registry, "baton.queue.limit.rate", "mail")).isEqualTo(5);
+        assertThat(gauge(registry, "baton.queue.limit.rate.period", "mail")).isEqualTo(30);
+        assertThat(gauge(registry, "baton.queue.limit.rate.used", "mail")).isEqualTo(4);
+        assertThat(gauge(registry, "baton.queue.limit.waiting", "mail"))
+            .as("1 start left")
+            .isEqualTo(2);
+        assertThat(registry.find("baton.queue.limit.rate").tag("queue", "sync").gauge()).isNull();
+        // removed: NaN, and nothing waits
+        admin.removeRateLimit("mail", "t");
+        admin.removeConcurrencyLimitPerKey("sync", "t");
+        metrics.refresh();
+        assertThat(gauge(registry, "baton.queue.limit.rate", "mail")).isNaN();
+        assertThat(gauge(registry, "baton.queue.limit.rate.used", "mail")).isNaN();
+        assertThat(gauge(registry, "baton.queue.limit.key.full", "sync")).isNaN();
+        assertThat(gauge(registry, "baton.queue.limit.waiting", "sync")).isZero();
+      }
+    }
+  }
+
+  private static double gauge(SimpleMeterRegistry registry, String name, String queue) {
+    return registry.get(name).tag("queue", queue).gauge().value();
   }
 
   @Test

@@ -335,12 +335,29 @@ final class DashboardHandler implements HttpHandler {
             case "resume" -> views.resume(queue, by);
             case "cap" -> views.setBacklogCap(queue, cap, by);
             case "uncap" -> views.removeBacklogCap(queue, by);
+            case "limit" -> {
+              cap = Views.limit(queue, "concurrency limit", r.param("limit"), 0);
+              yield views.limitConcurrency(queue, cap, by);
+            }
+            case "keylimit" -> {
+              String field = Views.keyField(queue, r.param("key_field"));
+              cap = Views.limit(queue, "limit per key", r.param("key_limit"), 1);
+              yield views.limitConcurrencyPerKey(queue, field, cap, by);
+            }
+            case "rate" -> {
+              cap = Views.limit(queue, "rate limit", r.param("rate"), 1);
+              yield views.limitRate(queue, cap, Views.ratePeriod(queue, r.param("period")), by);
+            }
+            case "unlimit" -> views.removeLimit(queue, "limit", by);
+            case "unkeylimit" -> views.removeLimit(queue, "key_limit", by);
+            case "unrate" -> views.removeLimit(queue, "rate", by);
             default ->
                 throw new BadRequest(
                     404,
                     "no queue action "
                         + Request.shown(m.group(2))
-                        + "; expected pause, resume, cap or uncap");
+                        + "; expected pause, resume, cap, uncap, limit, unlimit, keylimit,"
+                        + " unkeylimit, rate or unrate");
           };
       back = "/?" + Banner.query(o.outcome(), null, queue);
       if (cap != null) {
@@ -535,6 +552,26 @@ final class DashboardHandler implements HttpHandler {
 
   // ---------------------------------------------------------------- answers
 
+  /** A queue's limits and their use, each limit it lacks null; null for a queue without one. */
+  private ObjectNode limitsJson(StatsAdmin.LimitsInUse l) {
+    if (l == null) {
+      return null;
+    }
+    ObjectNode o = json.createObjectNode();
+    o.put("concurrency_limit", l.concurrencyLimit());
+    o.put("running", l.running());
+    o.put("key_field", l.keyField());
+    o.put("key_limit", l.keyLimit());
+    o.put("keys_running", l.keysRunning());
+    o.put("keys_at_limit", l.keysAtLimit());
+    o.put("rate_limit", l.rateLimit());
+    o.put("rate_period_ms", l.ratePeriod() == null ? null : l.ratePeriod().toMillis());
+    o.put("starts_in_period", l.startsInPeriod());
+    o.put("waiting_for_limits", l.waitingForLimits());
+    o.set("busiest_keys", json.valueToTree(l.busiestKeys()));
+    return o;
+  }
+
   private ObjectNode overviewJson() {
     Views.Overview view = views.overview();
     ArrayNode queues = json.createArrayNode();
@@ -554,6 +591,7 @@ final class DashboardHandler implements HttpHandler {
       o.put("rescued5m", q.rescues().in5m());
       o.put("rescued1h", q.rescues().in1h());
       o.set("completed_per_5m_last_hour", json.valueToTree(q.completed()));
+      o.set("limits", limitsJson(q.limits()));
       queues.add(o);
     }
     ObjectNode o = json.createObjectNode();

@@ -79,6 +79,18 @@ final class Html {
     return String.format(Locale.ROOT, "%dd%02dh", s / 86_400, (s % 86_400) / 3_600);
   }
 
+  /** A rate limit's period as the limits form takes it: {@code 250ms}, {@code 1s}, {@code 5m}. */
+  static String period(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    return ms % 1_000 == 0 ? ms / 1_000 + "s" : ms + "ms";
+  }
+
   /** The time from {@code from} to {@code to} as {@link #age}, signed. */
   static String between(Instant from, Instant to) {
     long ms = Duration.between(from, to).toMillis();

@@ -64,8 +64,10 @@ final class Pages {
         .raw("Failed 5 min</th><th>Failed 1 h</th>")
         .raw("<th title=\"Attempts given back: node gone or lease lost\">Rescued 1 h</th>")
         .raw("<th title=\"Jobs waiting (available, scheduled, retryable) / backlog cap\">")
-        .raw(
-            "Waiting / cap</th><th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
+        .raw("Waiting / cap</th>")
+        .raw("<th title=\"Cluster-wide limits and their use: running / limit, per key, starts /")
+        .raw(" rate\">Limits</th>")
+        .raw("<th>Completed per 5 min, last hour</th><th></th></tr></thead><tbody>");
     long[] totals = new long[6];
     // One scale for every queue's bars, so that a busy queue's bars stand taller than a quiet
     // one's.
@@ -122,11 +124,13 @@ final class Pages {
       }
       h.raw("</td>");
       cap(h, r);
+      limits(h, r.limits());
       h.raw("<td>").raw(chart(r.completed(), scale)).raw("</td><td>");
       if (!readOnly) {
         String path = base + "/queues/" + q + (r.paused() ? "/resume" : "/pause");
         h.button(path, r.paused() ? "Resume" : "Pause", csrf, null);
         capForm(h, r);
+        limitForms(h, r.name(), r.limits());
       }
       h.raw("</td></tr>");
       totals[0] += s.available();
@@ -142,7 +146,7 @@ final class Pages {
       h.raw("<th class=\"num\">").text(totals[i]).raw("</th>");
     }
     h.raw("<th></th><th></th><th class=\"num\">").text(totals[5]);
-    return h.raw("</th><th></th><th></th><th></th></tr></tfoot></table></div>").toString();
+    return h.raw("</th><th></th><th></th><th></th><th></th></tr></tfoot></table></div>").toString();
   }
 
   /**
@@ -167,6 +171,109 @@ final class Pages {
         .raw("\">")
         .text(String.format(Locale.ROOT, "%,d / %,d", waiting, cap))
         .raw("</td>");
+  }
+
+  /**
+   * A queue's limits, one line each with its use: running against the concurrency limit, the keys
+   * at the limit per key, the starts of the rate's window against the rate (each a warning once
+   * fully used), and the jobs waiting for them; "-" for a queue without a limit.
+   */
+  private static void limits(Html h, StatsAdmin.LimitsInUse l) {
+    if (l == null) {
+      h.raw("<td class=\"limits\" data-limits=\"\">-</td>");
+      return;
+    }
+    h.raw("<td class=\"limits\" data-limits=\"").text(l.queue()).raw("\">");
+    if (l.concurrencyLimit() != null) {
+      int limit = l.concurrencyLimit();
+      h.raw("<div class=\"").raw(level(false, l.running() >= limit));
+      h.raw("\" data-limit=\"concurrency\" data-running=\"").text(l.running());
+      h.raw("\" data-value=\"").text(limit).raw("\" title=\"Running across the cluster / limit\">");
+      h.text(String.format(Locale.ROOT, "%,d / %,d running", l.running(), limit)).raw("</div>");
+    }
+    if (l.keyLimit() != null) {
+      h.raw("<div class=\"").raw(level(false, l.keysAtLimit() > 0));
+      h.raw("\" data-limit=\"key\" data-field=\"").text(l.keyField());
+      h.raw("\" data-value=\"").text(l.keyLimit()).raw("\" data-full=\"").text(l.keysAtLimit());
+      h.raw("\" title=\"Most running per key; keys at that limit / keys running\">");
+      h.text(l.keyField() + ": " + l.keyLimit() + " per key, ");
+      h.text(l.keysAtLimit() + " of " + l.keysRunning() + " keys full").raw("</div>");
+      if (!l.busiestKeys().isEmpty()) {
+        h.raw("<div class=\"muted small\" data-busiest=\"\">busiest: ");
+        for (int i = 0; i < l.busiestKeys().size(); i++) {
+          StatsAdmin.KeyRunning k = l.busiestKeys().get(i);
+          h.text((i == 0 ? "" : ", ") + (k.key().isEmpty() ? "(none)" : k.key()) + " ");
+          h.text(k.running());
+        }
+        h.text(l.keysRunning() > l.busiestKeys().size() ? ", …" : "").raw("</div>");
+      }
+    }
+    if (l.rateLimit() != null) {
+      int rate = l.rateLimit();
+      h.raw("<div class=\"").raw(level(false, l.startsInPeriod() >= rate));
+      h.raw("\" data-limit=\"rate\" data-starts=\"").text(l.startsInPeriod());
+      h.raw("\" data-value=\"").text(rate).raw("\" data-period=\"");
+      h.text(Html.period(l.ratePeriod())).raw("\" title=\"Starts in the last period / rate\">");
+      h.text(String.format(Locale.ROOT, "%,d / %,d starts per ", l.startsInPeriod(), rate));
+      h.text(Html.period(l.ratePeriod())).raw("</div>");
+    }
+    h.raw("<div class=\"muted small\" data-waiting-for-limits=\"").text(l.waitingForLimits());
+    h.raw("\">").text(String.format(Locale.ROOT, "%,d waiting for them", l.waitingForLimits()));
+    h.raw("</div></td>");
+  }
+
+  /**
+   * The forms that set a queue's limits (the values checked by the server, so that a wrong one gets
+   * its message), and the buttons that remove the limits it has; folded under "Limits".
+   */
+  private void limitForms(Html h, String queue, StatsAdmin.LimitsInUse l) {
+    String path = base + "/queues/" + Html.url(queue);
+    h.raw("<details class=\"limits\"><summary>Limits</summary>");
+    form(h, path + "/limit", "Set limit");
+    input(h, "limit", "running", queue + ": most running across the cluster", 7);
+    value(h, l == null ? null : l.concurrencyLimit());
+    h.raw("<button type=\"submit\">Set limit</button></form>");
+    if (l != null && l.concurrencyLimit() != null) {
+      h.button(path + "/unlimit", "Remove limit", csrf, "Remove the limit of " + queue + "?");
+    }
+    form(h, path + "/keylimit", "Set per-key limit");
+    input(h, "key_field", "args field", queue + ": args field of the key", 9);
+    value(h, l == null ? null : l.keyField());
+    input(h, "key_limit", "per key", queue + ": most running per key", 5);
+    value(h, l == null ? null : l.keyLimit());
+    h.raw("<button type=\"submit\">Set per-key limit</button></form>");
+    if (l != null && l.keyLimit() != null) {
+      h.button(
+          path + "/unkeylimit",
+          "Remove per-key limit",
+          csrf,
+          "Remove the limit per key of " + queue + "?");
+    }
+    form(h, path + "/rate", "Set rate");
+    input(h, "rate", "starts", queue + ": most starts per period", 6);
+    value(h, l == null ? null : l.rateLimit());
+    input(h, "period", "per (1s)", queue + ": period of the rate, such as 1s or 5m", 5);
+    value(h, l == null || l.ratePeriod() == null ? null : Html.period(l.ratePeriod()));
+    h.raw("<button type=\"submit\">Set rate</button></form>");
+    if (l != null && l.rateLimit() != null) {
+      h.button(path + "/unrate", "Remove rate", csrf, "Remove the rate limit of " + queue + "?");
+    }
+    h.raw("</details>");
+  }
+
+  private void form(Html h, String action, String label) {
+    h.raw("<form class=\"inline limit\" method=\"post\" action=\"").text(action);
+    h.raw("\" data-form=\"").text(label).raw("\"><input type=\"hidden\" name=\"csrf\" value=\"");
+    h.text(csrf).raw("\">");
+  }
+
+  private static void input(Html h, String name, String placeholder, String label, int size) {
+    h.raw("<input name=\"").raw(name).raw("\" size=\"").text(size).raw("\" aria-label=\"");
+    h.text(label).raw("\" placeholder=\"").text(placeholder).raw("\" value=\"");
+  }
+
+  private static void value(Html h, Object v) {
+    h.text(v == null ? "" : v).raw("\">");
   }
 
   /**

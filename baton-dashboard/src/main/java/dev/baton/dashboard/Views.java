@@ -146,7 +146,8 @@ final class Views {
       QueueInfo info,
       List<Long> completed,
       int liveNodes,
-      Rescues rescues) {
+      Rescues rescues,
+      StatsAdmin.LimitsInUse limits) {
     boolean paused() {
       return info != null && info.paused();
     }
@@ -202,6 +203,8 @@ final class Views {
     admin.stats().forEach(q -> figures.put(q.queue(), q));
     Map<String, QueueInfo> infos = new TreeMap<>();
     admin.queues().forEach(q -> infos.put(q.name(), q));
+    Map<String, StatsAdmin.LimitsInUse> limits = new TreeMap<>();
+    admin.limitsInUse().forEach(l -> limits.put(l.queue(), l));
     Map<String, List<Long>> completed = new TreeMap<>();
     admin
         .completions(CHART_WINDOW, CHART_BUCKET)
@@ -213,6 +216,7 @@ final class Views {
     infos.values().stream()
         .filter(q -> q.paused() || q.backlogCap() != null)
         .forEach(q -> shown.add(q.name()));
+    shown.addAll(limits.keySet());
     for (NodeInfo n : cluster.nodes()) {
       shown.addAll(n.queues());
       if (alive(n, now)) {
@@ -238,7 +242,8 @@ final class Views {
               infos.get(n),
               completed.getOrDefault(n, java.util.Collections.nCopies(bars, 0L)),
               live.getOrDefault(n, 0),
-              rescues.getOrDefault(n, new Rescues(0, 0))));
+              rescues.getOrDefault(n, new Rescues(0, 0)),
+              limits.get(n)));
     }
     return new Overview(cluster, out, now);
   }
@@ -505,6 +510,154 @@ final class Views {
             + cap
             + (before.isPresent() ? " (was " + before.getAsInt() + ")" : ""),
         null);
+  }
+
+  /**
+   * A limit an operator typed for {@code queue}: a whole number (thousands separated by commas or
+   * underscores allowed) of {@code min}..1,000,000, else a 400 naming the field, the range and what
+   * was given.
+   */
+  static int limit(String queue, String field, String given, int min) {
+    String expected =
+        "invalid "
+            + field
+            + " for queue "
+            + queue
+            + ": expected a whole number "
+            + min
+            + ".."
+            + BatonConfig.MAX_CONCURRENCY_LIMIT
+            + ", got ";
+    int n;
+    try {
+      n = Integer.parseInt(given == null ? "" : given.strip().replace(",", "").replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw BadRequest.of(expected + (given == null ? "none" : Request.shown(given)));
+    }
+    if (n < min || n > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw BadRequest.of(expected + n);
+    }
+    return n;
+  }
+
+  /**
+   * The args field an operator typed for {@code queue}'s limit per key: 1-128 characters, else a
+   * 400 naming the field and what was given.
+   */
+  static String keyField(String queue, String given) {
+    String f = given == null ? "" : given.strip();
+    if (f.isEmpty() || f.length() > 128) {
+      throw BadRequest.of(
+          "invalid key field for queue "
+              + queue
+              + ": expected the name of a top-level field of the jobs' args, 1-128 characters,"
+              + " got "
+              + (given == null ? "none" : Request.shown(given)));
+    }
+    return f;
+  }
+
+  /**
+   * The period an operator typed for {@code queue}'s rate limit: a whole number with {@code ms},
+   * {@code s}, {@code m} or {@code h} (as {@code baton queues rate} takes it), 1 ms..1 day, else a
+   * 400 naming the field and what was given.
+   */
+  static Duration ratePeriod(String queue, String given) {
+    String t = given == null ? "" : given.strip().toLowerCase(java.util.Locale.ROOT);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h)").matcher(t);
+    Duration d = null;
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      d =
+          switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+          };
+    }
+    if (d == null || d.isZero() || d.compareTo(BatonConfig.MAX_RATE_PERIOD) > 0) {
+      throw BadRequest.of(
+          "invalid rate period for queue "
+              + queue
+              + ": expected a whole number with ms, s, m or h (such as 1s), 1ms..24h, got "
+              + (given == null ? "none" : Request.shown(given)));
+    }
+    return d;
+  }
+
+  /** Sets {@code queue}'s cluster-wide concurrency limit, recording {@code by} in the log. */
+  Outcome limitConcurrency(String queue, int limit, String by) {
+    try {
+      admin.limitConcurrency(queue, limit, by);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    log.info("dashboard: queue {} limited to {} running jobs by {}", queue, limit, by);
+    return new Outcome(
+        200,
+        "limit_set",
+        "queue " + queue + " limited to " + limit + " running jobs across the cluster",
+        null);
+  }
+
+  /** Sets {@code queue}'s concurrency limit per key, recording {@code by} in the log. */
+  Outcome limitConcurrencyPerKey(String queue, String field, int limit, String by) {
+    try {
+      admin.limitConcurrencyPerKey(queue, field, limit, by);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    log.info(
+        "dashboard: queue {} limited to {} running jobs per key (args field {}) by {}",
+        queue,
+        limit,
+        field,
+        by);
+    return new Outcome(
+        200,
+        "key_limit_set",
+        "queue " + queue + " limited to " + limit + " running jobs per " + field,
+        null);
+  }
+
+  /** Sets {@code queue}'s rate limit, recording {@code by} in the log. */
+  Outcome limitRate(String queue, int limit, Duration period, String by) {
+    try {
+      admin.limitRate(queue, limit, period, by);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    log.info("dashboard: queue {} limited to {} starts per {} by {}", queue, limit, period, by);
+    return new Outcome(
+        200,
+        "rate_set",
+        "queue " + queue + " limited to " + limit + " starts per " + Html.period(period),
+        null);
+  }
+
+  /**
+   * Removes one of {@code queue}'s limits ({@code kind}: {@code limit}, {@code key_limit} or {@code
+   * rate}), recording {@code by} in the log. Removing a limit that is not set changes nothing.
+   */
+  Outcome removeLimit(String queue, String kind, String by) {
+    try {
+      switch (kind) {
+        case "limit" -> admin.removeConcurrencyLimit(queue, by);
+        case "key_limit" -> admin.removeConcurrencyLimitPerKey(queue, by);
+        default -> admin.removeRateLimit(queue, by);
+      }
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    }
+    String what =
+        switch (kind) {
+          case "limit" -> "cluster-wide concurrency limit";
+          case "key_limit" -> "concurrency limit per key";
+          default -> "rate limit";
+        };
+    log.info("dashboard: queue {} {} removed by {}", queue, what, by);
+    return new Outcome(200, kind + "_removed", "queue " + queue + " has no " + what + " now", null);
   }
 
   /** Removes {@code queue}'s backlog cap, recording {@code by} in the log. */

@@ -37,11 +37,11 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * discarded job from the overview and retries it; finds a dead worker's queue flagged, a failure
  * from the grouped view to its job and root cause, a job by its args, cancels selected jobs and
  * sees who paused a queue; pauses a queue and its worker stops claiming; sets and removes a queue's
- * backlog cap (a typo gets its message); retries a unique job whose key another job holds and is
- * told which; every page fits 420 px; args render as text; a form without its CSRF token is
- * refused; with auth on, the browser gets 401. Saves the screenshots that the docs show under
- * target/screenshots; {@code baton-dashboard/screenshots.sh} runs this test and copies them to
- * docs/images.
+ * backlog cap (a typo gets its message) and a queue's rate limit; retries a unique job whose key
+ * another job holds and is told which; every page fits 420 px; args render as text; a form without
+ * its CSRF token is refused; with auth on, the browser gets 401. Saves the screenshots that the
+ * docs show under target/screenshots; {@code baton-dashboard/screenshots.sh} runs this test and
+ * copies them to docs/images.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardBrowserIT {
@@ -377,6 +377,53 @@ class DashboardBrowserIT {
                         + f.schema()
                         + ".queue WHERE name = 'capped' AND backlog_cap IS NOT NULL"))
         .isEqualTo("0");
+  }
+
+  /** Opens {@code queue}'s limits forms on the overview, fills the rate form and submits it. */
+  private void setRate(String queue, String rate, String period) {
+    browser.get(url("/"));
+    waiting()
+        .until(
+            d -> {
+              String row = "tr[data-queue='" + queue + "'] ";
+              d.findElement(By.cssSelector(row + "details.limits summary")).click();
+              org.openqa.selenium.WebElement n =
+                  d.findElement(By.cssSelector(row + "input[name=rate]"));
+              n.clear();
+              n.sendKeys(rate);
+              org.openqa.selenium.WebElement p =
+                  d.findElement(By.cssSelector(row + "input[name=period]"));
+              p.clear();
+              p.sendKeys(period);
+              d.findElement(By.xpath("//tr[@data-queue='" + queue + "']//button[.='Set rate']"))
+                  .click();
+              return true;
+            });
+  }
+
+  @Test
+  void anOperatorSetsAQueuesRateLimitSeenWithItsUseAndATypoGetsItsMessage() {
+    Seed.available(f, "rated");
+    setRate("rated", "5", "soon");
+    waiting()
+        .until(
+            d ->
+                d.findElement(By.id("error"))
+                    .getText()
+                    .contains("invalid rate period for queue rated: expected a whole number with"));
+    setRate("rated", "5", "1m");
+    waiting()
+        .until(d -> d.findElement(By.cssSelector("p.message")).getText().contains("5 starts per"));
+    org.openqa.selenium.WebElement cell =
+        browser.findElement(By.cssSelector("tr[data-queue='rated'] div[data-limit='rate']"));
+    assertThat(cell.getText()).isEqualTo("0 / 5 starts per 1m");
+    assertThat(
+            f.db()
+                .queryString(
+                    "SELECT rate_limit || '/' || rate_period_ms FROM "
+                        + f.schema()
+                        + ".queue WHERE name = 'rated'"))
+        .isEqualTo("5/60000");
   }
 
   @Test

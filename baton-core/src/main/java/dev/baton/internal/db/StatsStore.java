@@ -15,16 +15,13 @@ public final class StatsStore {
 
   // One row per queue with live jobs or jobs that ended in the last hour. The view reads partial
   // indexes only (see V003__stats.sql), so this stays cheap however large the finished history.
-  // Each row carries the queue's cluster-wide concurrency limit, if any (schema version 9): one
-  // primary-key probe of the queue table per row.
+  // The limits of queues are read by QUEUE_LIMITS.
   private static final String QUEUE_STATS =
       """
-      SELECT s.queue, available, scheduled, retryable, running, oldest_available_age_s,
-             completed_5m, failed_5m, failure_share_5m, completed_1h, failed_1h, failure_share_1h,
-             q.concurrency_limit
-      FROM ${schema}.queue_stats s
-      LEFT JOIN ${schema}.queue q ON q.name = s.queue
-      ORDER BY s.queue""";
+      SELECT queue, available, scheduled, retryable, running, oldest_available_age_s,
+             completed_5m, failed_5m, failure_share_5m, completed_1h, failed_1h, failure_share_1h
+      FROM ${schema}.queue_stats
+      ORDER BY queue""";
 
   // The view lists queues with live jobs or attempts that ended in the last hour; a queue whose
   // only jobs are older discarded ones is added by the full join, so dead letters always show.
@@ -50,16 +47,51 @@ public final class StatsStore {
       FULL JOIN discarded d ON d.queue = s.queue
       ORDER BY 1""";
 
-  // Every queue with a cluster-wide concurrency limit (schema version 9): the limit, and its
-  // running and available jobs (job_running_idx and job_claim_idx). Reads the queue table, which
-  // has a row per paused or limited queue only.
+  // Every queue with a limit (schema version 9: queue-wide, per key, rate), with what is in use:
+  // its running and available jobs (job_running_idx, job_claim_idx); for a limit per key, the keys
+  // with running jobs, those at their limit and the MAX_KEYS_LISTED busiest (a read of the queue's
+  // running jobs, however many keys), the jobs
+  // over their key's room among the first MAX_KEYED_SAMPLE available ones in claim order (so the
+  // read is bounded however long the backlog); for a rate limit, the starts of its current window
+  // (queue_start_idx, at most the limit's rows plus those not yet deleted). A lateral whose limit
+  // is not set is cut off by its WHERE before it reads anything. Reads the queue table, which has
+  // a row per paused, capped or limited queue only.
   private static final String QUEUE_LIMITS =
       """
-      SELECT q.name, q.concurrency_limit,
+      SELECT q.name, q.concurrency_limit, q.key_field, q.key_limit, q.rate_limit, q.rate_period_ms,
              (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = q.name),
-             (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = q.name)
+             (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = q.name),
+             coalesce(kr.keys_running, 0), coalesce(kr.keys_full, 0), coalesce(kw.waiting, 0),
+             coalesce(rs.starts, 0), kr.busiest_keys, kr.busiest_running
       FROM ${schema}.queue q
-      WHERE q.concurrency_limit IS NOT NULL
+      LEFT JOIN LATERAL (
+        SELECT count(*) AS keys_running, count(*) FILTER (WHERE r.n >= q.key_limit) AS keys_full,
+               (array_agg(r.k ORDER BY r.n DESC, r.k))[1:?] AS busiest_keys,
+               (array_agg(r.n ORDER BY r.n DESC, r.k))[1:?] AS busiest_running
+        FROM (SELECT coalesce(j.args ->> q.key_field, '') AS k, count(*) AS n
+              FROM ${schema}.job j
+              WHERE j.state = 'running' AND j.queue = q.name AND q.key_field IS NOT NULL
+              GROUP BY 1) r
+      ) kr ON true
+      LEFT JOIN LATERAL (
+        SELECT sum(greatest(0, a.n - greatest(0, q.key_limit - coalesce(r.n, 0)))) AS waiting
+        FROM (SELECT coalesce(x.args ->> q.key_field, '') AS k, count(*) AS n
+              FROM (SELECT j.args FROM ${schema}.job j
+                    WHERE j.state = 'available' AND j.queue = q.name AND q.key_field IS NOT NULL
+                    ORDER BY j.priority, j.scheduled_at, j.id
+                    LIMIT ?) x
+              GROUP BY 1) a
+        LEFT JOIN (SELECT coalesce(j.args ->> q.key_field, '') AS k, count(*) AS n
+                   FROM ${schema}.job j
+                   WHERE j.state = 'running' AND j.queue = q.name AND q.key_field IS NOT NULL
+                   GROUP BY 1) r ON r.k = a.k
+      ) kw ON true
+      LEFT JOIN LATERAL (
+        SELECT count(*) AS starts FROM ${schema}.queue_start s
+        WHERE s.queue = q.name AND q.rate_limit IS NOT NULL
+          AND s.at > now() - q.rate_period_ms * interval '1 millisecond'
+      ) rs ON true
+      WHERE q.concurrency_limit IS NOT NULL OR q.key_limit IS NOT NULL OR q.rate_limit IS NOT NULL
       ORDER BY q.name""";
 
   // Jobs of the given kinds waiting in queues that no live node works. The queues with available
@@ -101,7 +133,7 @@ public final class StatsStore {
    */
   public record StrandedKind(String queue, String kind, long seen) {}
 
-  /** The figures of one queue, as of the read; {@code concurrencyLimit} null when it has none. */
+  /** The figures of one queue, as of the read. */
   public record QueueStats(
       String queue,
       long available,
@@ -114,16 +146,7 @@ public final class StatsStore {
       double failureShare5m,
       long completed1h,
       long failed1h,
-      double failureShare1h,
-      Integer concurrencyLimit) {
-
-    /** Available jobs beyond what the concurrency limit leaves free now; 0 without a limit. */
-    public long waitingForLimit() {
-      return concurrencyLimit == null
-          ? 0
-          : Math.max(0, available - Math.max(0, concurrencyLimit - running));
-    }
-  }
+      double failureShare1h) {}
 
   /**
    * The figures of one queue with its discarded jobs still kept, as of the read (one statement, so
@@ -145,14 +168,70 @@ public final class StatsStore {
       double failureShare1h) {}
 
   /**
-   * A queue with a cluster-wide concurrency limit, as of the read.
+   * Most available jobs of a queue limited per key that {@link #queueLimits} reads, in claim order,
+   * to count those over their key's room: 10,000.
+   */
+  public static final int MAX_KEYED_SAMPLE = 10_000;
+
+  /** Most keys of a queue limited per key that {@link #queueLimits} names, busiest first: 5. */
+  public static final int MAX_KEYS_LISTED = 5;
+
+  /**
+   * A queue with a limit of any kind, as of the read (one statement, so every figure is of the same
+   * snapshot); a limit it does not have is null.
    *
    * @param queue the queue
-   * @param limit its limit
+   * @param concurrencyLimit its queue-wide limit
+   * @param keyField the args field of its limit per key
+   * @param keyLimit its limit per key
+   * @param rateLimit its rate limit, starts per period
+   * @param ratePeriodMillis the period of its rate limit
    * @param running its running jobs, on any node
    * @param available its available jobs
+   * @param keysRunning keys with running jobs (0 without a limit per key)
+   * @param keysAtLimit keys with as many running jobs as the limit per key, or more
+   * @param overKeyRoom available jobs, of the first {@link #MAX_KEYED_SAMPLE} in claim order, over
+   *     their key's room
+   * @param starts starts in the rate limit's current window (0 without one)
+   * @param busiestKeys the keys with the most running jobs, at most {@link #MAX_KEYS_LISTED}, most
+   *     first (ties by key); empty without a limit per key
+   * @param busiestRunning their running jobs, in the same order
    */
-  public record QueueLimit(String queue, int limit, long running, long available) {}
+  public record QueueLimit(
+      String queue,
+      Integer concurrencyLimit,
+      String keyField,
+      Integer keyLimit,
+      Integer rateLimit,
+      Integer ratePeriodMillis,
+      long running,
+      long available,
+      long keysRunning,
+      long keysAtLimit,
+      long overKeyRoom,
+      long starts,
+      List<String> busiestKeys,
+      List<Long> busiestRunning) {
+
+    /**
+     * Available jobs that the queue's limits do not let a claim take now: the available jobs less
+     * the fewest any of its limits admits (the queue-wide limit's free room, the rate limit's
+     * starts left in the window, the jobs within their key's room), at least 0.
+     */
+    public long waitingForLimits() {
+      long admits = available;
+      if (concurrencyLimit != null) {
+        admits = Math.min(admits, Math.max(0, concurrencyLimit - running));
+      }
+      if (rateLimit != null) {
+        admits = Math.min(admits, Math.max(0, rateLimit - starts));
+      }
+      if (keyLimit != null) {
+        admits = Math.min(admits, Math.max(0, available - overKeyRoom));
+      }
+      return available - admits;
+    }
+  }
 
   private final String queueStats;
   private final String queueStatsWithDiscarded;
@@ -167,7 +246,7 @@ public final class StatsStore {
     this.queueLimits = schema.expand(QUEUE_LIMITS);
   }
 
-  /** Every queue with a cluster-wide concurrency limit, by name, in one autocommit statement. */
+  /** Every queue with a limit of any kind, by name, in one autocommit statement. */
   public List<QueueLimit> queueLimits(DataSource ds, Duration timeout) {
     return Db.inTransaction(
         ds,
@@ -175,16 +254,46 @@ public final class StatsStore {
         c -> {
           try (PreparedStatement ps = c.prepareStatement(queueLimits)) {
             ps.setQueryTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toSeconds())));
+            ps.setInt(1, MAX_KEYS_LISTED);
+            ps.setInt(2, MAX_KEYS_LISTED);
+            ps.setInt(3, MAX_KEYED_SAMPLE);
             List<QueueLimit> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
               while (rs.next()) {
                 out.add(
-                    new QueueLimit(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getLong(4)));
+                    new QueueLimit(
+                        rs.getString(1),
+                        (Integer) rs.getObject(2),
+                        rs.getString(3),
+                        (Integer) rs.getObject(4),
+                        (Integer) rs.getObject(5),
+                        (Integer) rs.getObject(6),
+                        rs.getLong(7),
+                        rs.getLong(8),
+                        rs.getLong(9),
+                        rs.getLong(10),
+                        rs.getLong(11),
+                        rs.getLong(12),
+                        textArray(rs.getArray(13)),
+                        longArray(rs.getArray(14))));
               }
             }
             return out;
           }
         });
+  }
+
+  private static List<String> textArray(java.sql.Array a) throws java.sql.SQLException {
+    return a == null ? List.of() : List.of((String[]) a.getArray());
+  }
+
+  private static List<Long> longArray(java.sql.Array a) throws java.sql.SQLException {
+    return a == null ? List.of() : List.of((Long[]) a.getArray());
+  }
+
+  /** The statement {@link #queueLimits} runs (for tests that check its plan). */
+  public String queueLimitsSql() {
+    return queueLimits;
   }
 
   /** The statement {@link #queueStatsWithDiscarded} runs (for tests that check its plan). */
@@ -253,8 +362,7 @@ public final class StatsStore {
                         rs.getDouble(9),
                         rs.getLong(10),
                         rs.getLong(11),
-                        rs.getDouble(12),
-                        (Integer) rs.getObject(13)));
+                        rs.getDouble(12)));
               }
             }
             return out;

@@ -156,6 +156,16 @@ public final class Node {
     config
         .concurrencyLimits()
         .forEach((queue, limit) -> clusterStore.limitConcurrency(dataSource, queue, limit));
+    config
+        .concurrencyLimitsPerKey()
+        .forEach(
+            (queue, k) ->
+                clusterStore.limitConcurrencyPerKey(dataSource, queue, k.argsField(), k.limit()));
+    config
+        .rateLimits()
+        .forEach(
+            (queue, r) ->
+                clusterStore.limitRate(dataSource, queue, r.limit(), (int) r.period().toMillis()));
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;
@@ -192,7 +202,10 @@ public final class Node {
                   locksSession() ? new Heartbeater.NodeLock(clusterStore, config.nodeId()) : null));
       for (QueueConfig q : config.queues().values()) {
         Producer p = newProducer(q, completer);
-        if (config.concurrencyLimits().containsKey(q.name())) {
+        if (config.concurrencyLimitsPerKey().containsKey(q.name())) {
+          p.mode(HolderStore.ClaimMode.KEYED);
+        } else if (config.concurrencyLimits().containsKey(q.name())
+            || config.rateLimits().containsKey(q.name())) {
           p.mode(HolderStore.ClaimMode.LIMITED); // the first poll corrects it if keyed
         }
         producers.put(q.name(), p);

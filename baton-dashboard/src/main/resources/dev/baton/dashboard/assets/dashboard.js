@@ -39,6 +39,10 @@
       if (typing && typing.tagName === "INPUT" && part.contains(typing)) {
         return false;
       }
+      // So does someone with a queue's limits forms open.
+      if (part.querySelector("details[open]")) {
+        return false;
+      }
       if (always) {
         return true;
       }

@@ -62,6 +62,35 @@ final class BatonConfigBinder {
               throw rejected("queues." + name + ".concurrency-limit", e);
             }
           }
+          String prefix = "queues." + name + ".";
+          if (q.getKeyField() != null || q.getKeyLimit() != null) {
+            if (q.getKeyField() == null) {
+              throw missing(prefix, "key-field", "a top-level field of the args", "key-limit");
+            }
+            if (q.getKeyLimit() == null) {
+              throw missing(prefix, "key-limit", "1..1000000", "key-field");
+            }
+            try {
+              b.concurrencyLimitPerKey(name, q.getKeyField(), q.getKeyLimit());
+            } catch (InvalidConfigException e) {
+              boolean badField = e.property().contains("field");
+              throw rejected(prefix + (badField ? "key-field" : "key-limit"), e);
+            }
+          }
+          if (q.getRateLimit() != null || q.getRatePeriod() != null) {
+            if (q.getRateLimit() == null) {
+              throw missing(prefix, "rate-limit", "1..1000000", "rate-period");
+            }
+            if (q.getRatePeriod() == null) {
+              throw missing(prefix, "rate-period", "1ms..1d, e.g. 1s", "rate-limit");
+            }
+            try {
+              b.rateLimit(name, q.getRateLimit(), q.getRatePeriod());
+            } catch (InvalidConfigException e) {
+              boolean badPeriod = e.property().contains("period");
+              throw rejected(prefix + (badPeriod ? "rate-period" : "rate-limit"), e);
+            }
+          }
         });
     p.getKinds().forEach((kind, k) -> b.kind(kind, kindConfig(kind, k)));
     set("lease", p.getLease(), b::lease);
@@ -192,6 +221,20 @@ final class BatonConfigBinder {
     } catch (InvalidConfigException e) {
       throw rejected(property, e);
     }
+  }
+
+  /**
+   * Property {@code prefix + missing} is unset while {@code prefix + present}, which means nothing
+   * without it, is set.
+   */
+  private InvalidBatonPropertyException missing(
+      String prefix, String missing, String expected, String present) {
+    return new InvalidBatonPropertyException(
+        "baton." + prefix + missing,
+        expected + ", as baton." + prefix + present + " is set",
+        null,
+        "Set baton." + prefix + missing + " as well, or remove baton." + prefix + present + ".",
+        null);
   }
 
   private InvalidBatonPropertyException rejected(String property, InvalidConfigException e) {

@@ -247,6 +247,71 @@ public class BatonProperties {
     public void setConcurrencyLimit(Integer concurrencyLimit) {
       this.concurrencyLimit = concurrencyLimit;
     }
+
+    /**
+     * The top-level field of this queue's jobs' args whose text is a job's key, 1-128 characters,
+     * for key-limit; set both or neither. A job without the field has the key "". Unset, no limit
+     * per key is set (one set before stays).
+     */
+    private String keyField;
+
+    /**
+     * Jobs of this queue with one key (see key-field) running at once across the whole cluster,
+     * 1..1000000, set in the database when this node starts; unset, none is set. Change it at run
+     * time with BatonAdmin#limitConcurrencyPerKey or `baton queues limit Q N --per-key FIELD`.
+     */
+    private Integer keyLimit;
+
+    /**
+     * Starts of this queue's jobs across the whole cluster in any window of rate-period,
+     * 1..1000000, set in the database when this node starts; set both or neither. Unset, no rate
+     * limit is set (one set before stays). Change it at run time with BatonAdmin#limitRate or
+     * `baton queues rate Q N PERIOD`.
+     */
+    private Integer rateLimit;
+
+    /** The window of rate-limit, 1ms..1d in whole milliseconds, e.g. 1s. */
+    private Duration ratePeriod;
+
+    /** The args field of this queue's limit per key, or null. */
+    public String getKeyField() {
+      return keyField;
+    }
+
+    /** Sets the args field of this queue's limit per key. */
+    public void setKeyField(String keyField) {
+      this.keyField = keyField;
+    }
+
+    /** Jobs of one key of this queue running at once across the whole cluster, or null. */
+    public Integer getKeyLimit() {
+      return keyLimit;
+    }
+
+    /** Sets the jobs of one key of this queue running at once across the whole cluster. */
+    public void setKeyLimit(Integer keyLimit) {
+      this.keyLimit = keyLimit;
+    }
+
+    /** Starts of this queue's jobs per rate-period across the whole cluster, or null. */
+    public Integer getRateLimit() {
+      return rateLimit;
+    }
+
+    /** Sets the starts of this queue's jobs per rate-period across the whole cluster. */
+    public void setRateLimit(Integer rateLimit) {
+      this.rateLimit = rateLimit;
+    }
+
+    /** The window of this queue's rate limit, or null. */
+    public Duration getRatePeriod() {
+      return ratePeriod;
+    }
+
+    /** Sets the window of this queue's rate limit. */
+    public void setRatePeriod(Duration ratePeriod) {
+      this.ratePeriod = ratePeriod;
+    }
   }
 
   /** Settings of one kind of job; each unset one falls back. */

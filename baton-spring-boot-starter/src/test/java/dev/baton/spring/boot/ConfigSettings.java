@@ -45,7 +45,29 @@ final class ConfigSettings {
    * the default is not one constant (it follows from another setting, or means "none").
    */
   record Property(
-      String name, String sample, Predicate<BatonConfig> carriesSample, Object defaultValue) {
+      String name,
+      String sample,
+      Predicate<BatonConfig> carriesSample,
+      Object defaultValue,
+      String companion) {
+
+    /** A property that is set alone. */
+    Property(
+        String name, String sample, Predicate<BatonConfig> carriesSample, Object defaultValue) {
+      this(name, sample, carriesSample, defaultValue, null);
+    }
+
+    /**
+     * The sample's {@code key=value} pairs as an application would set them: the property's, and
+     * the one it means nothing without ({@code companion}, with {@code <name>} for the key), if
+     * any.
+     */
+    String[] samplePairs() {
+      String own = sampleKey() + "=" + sample;
+      return companion == null
+          ? new String[] {own}
+          : new String[] {own, companion.replace("<name>", "mail")};
+    }
 
     /** The name with the user's key filled in, as an application would set it. */
     String sampleKey() {
@@ -85,6 +107,34 @@ final class ConfigSettings {
                   "5",
                   c -> c.concurrencyLimits().get("mail"),
                   5)),
+          setting(
+              "concurrencyLimitPerKey",
+              paired(
+                  "baton.queues.<name>.key-field",
+                  "customer",
+                  c -> c.concurrencyLimitsPerKey().get("mail"),
+                  new BatonConfig.KeyLimit("customer", 2),
+                  "baton.queues.<name>.key-limit=2"),
+              paired(
+                  "baton.queues.<name>.key-limit",
+                  "2",
+                  c -> c.concurrencyLimitsPerKey().get("mail"),
+                  new BatonConfig.KeyLimit("customer", 2),
+                  "baton.queues.<name>.key-field=customer")),
+          setting(
+              "rateLimit",
+              paired(
+                  "baton.queues.<name>.rate-limit",
+                  "50",
+                  c -> c.rateLimits().get("mail"),
+                  new BatonConfig.RateLimit(50, seconds(1)),
+                  "baton.queues.<name>.rate-period=1s"),
+              paired(
+                  "baton.queues.<name>.rate-period",
+                  "1s",
+                  c -> c.rateLimits().get("mail"),
+                  new BatonConfig.RateLimit(50, seconds(1)),
+                  "baton.queues.<name>.rate-limit=50")),
           setting(
               "kind",
               derived(
@@ -266,6 +316,17 @@ final class ConfigSettings {
   private static Property derived(
       String name, String sample, Function<BatonConfig, ?> read, Object sampleValue) {
     return new Property(name, sample, c -> Objects.equals(read.apply(c), sampleValue), null);
+  }
+
+  /** A property whose default is none, set together with {@code companion} ({@code key=value}). */
+  private static Property paired(
+      String name,
+      String sample,
+      Function<BatonConfig, ?> read,
+      Object sampleValue,
+      String companion) {
+    return new Property(
+        name, sample, c -> Objects.equals(read.apply(c), sampleValue), null, companion);
   }
 
   private static Duration seconds(long s) {

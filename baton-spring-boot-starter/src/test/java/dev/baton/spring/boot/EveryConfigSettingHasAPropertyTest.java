@@ -69,7 +69,7 @@ class EveryConfigSettingHasAPropertyTest {
         .isFalse();
 
     contexts
-        .withPropertyValues(property.sampleKey() + "=" + property.sample())
+        .withPropertyValues(property.samplePairs())
         .run(
             context -> {
               assertThat(context).hasNotFailed();

@@ -11,6 +11,7 @@ import dev.baton.KindSettings;
 import dev.baton.PeriodicJob;
 import dev.baton.QueueInfo;
 import dev.baton.admin.BatonAdmin;
+import dev.baton.admin.StatsAdmin;
 import dev.baton.migrate.Migrator;
 import dev.baton.test.TestDatabase;
 import java.sql.Connection;
@@ -118,6 +119,17 @@ class DocsExamplesTest {
     // docs:end limits-config
     assertThat(config.concurrencyLimits()).containsEntry("payments", 5);
 
+    // docs:begin limits-config-key-rate
+    BatonConfig keyed =
+        BatonConfig.builder()
+            .queue("sync", 8)
+            .concurrencyLimitPerKey("sync", "customer", 1) // one job per customer at a time
+            .queue("mail", 8)
+            .rateLimit("mail", 50, Duration.ofSeconds(1)) // 50 starts per second
+            .build();
+    // docs:end limits-config-key-rate
+    assertThat(keyed.rateLimits()).containsKey("mail");
+
     // docs:begin limits-admin
     BatonAdmin admin = new BatonAdmin(dataSource, "baton");
     admin.limitConcurrency("payments", 5, "ops@example.com"); // every node, at commit
@@ -135,6 +147,25 @@ class DocsExamplesTest {
     admin.limitRate("mail", 50, Duration.ofSeconds(1), "ops@example.com"); // 50 starts per second
     admin.removeRateLimit("mail", "ops@example.com");
     // docs:end limits-rate
+    admin.limitRate("mail", 50, Duration.ofSeconds(1), "ops@example.com");
+    // docs:begin limits-in-use
+    for (StatsAdmin.LimitsInUse l : admin.limitsInUse()) {
+      // every limit of the queue (null when not set), what is in use, and what waits for them
+      System.out.printf(
+          "%s: %d/%s running, %d starts of %s per %s, %d waiting%n",
+          l.queue(),
+          l.running(),
+          l.concurrencyLimit(),
+          l.startsInPeriod(),
+          l.rateLimit(),
+          l.ratePeriod(),
+          l.waitingForLimits());
+    }
+    // docs:end limits-in-use
+    assertThat(admin.limitsInUse())
+        .extracting(StatsAdmin.LimitsInUse::rateLimit)
+        .containsExactly(50);
+    admin.removeRateLimit("mail", "ops@example.com");
     dropSchemaBaton(dataSource);
   }
 

@@ -1,0 +1,104 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.testing.Fixture;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Limits per key and rate limits set in {@link BatonConfig}: stored in the database when the client
+ * starts, and obeyed by its claims from the first one on.
+ */
+class LimitsFromConfigTest {
+
+  record Sync(int n, String customer) implements JobArgs {}
+
+  record Mail(int n) implements JobArgs {}
+
+  @Test
+  void limitsPerKeyAndRateLimitsInTheConfigAreSetAtStartAndHold() {
+    try (Fixture f = new Fixture()) {
+      Baton reader = f.reader();
+      // enqueued before the client starts: its first claim must already obey the limits
+      for (int i = 0; i < 6; i++) {
+        reader.enqueue(
+            new Sync(i, i % 2 == 0 ? "acme" : "bob"),
+            EnqueueOptions.builder().queue("sync").build());
+        reader.enqueue(new Mail(i), EnqueueOptions.builder().queue("mail").build());
+      }
+      f.start(
+          f.config()
+              .queue("sync", 6)
+              .queue("mail", 6)
+              .concurrencyLimitPerKey("sync", "customer", 1)
+              .rateLimit("mail", 4, Duration.ofHours(1))
+              .build(),
+          b ->
+              b.handler(Sync.class, (ctx, a) -> Fixture.blockUntilInterrupted())
+                  .handler(Mail.class, (ctx, a) -> {}));
+
+      assertThat(
+              f.count(
+                  "SELECT count(*) FROM %s.queue WHERE name = 'sync' AND key_field = 'customer'"
+                      + " AND key_limit = 1"))
+          .isEqualTo(1);
+      assertThat(
+              f.count(
+                  "SELECT count(*) FROM %s.queue WHERE name = 'mail' AND rate_limit = 4"
+                      + " AND rate_period_ms = 3600000"))
+          .isEqualTo(1);
+      String runningSync = "SELECT count(*) FROM %s.job WHERE queue = 'sync' AND state = 'running'";
+      String completedMail =
+          "SELECT count(*) FROM %s.job WHERE queue = 'mail' AND state = 'completed'";
+      // one job per customer runs, of 6 slots; 4 mails start in the hour, of 6
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> f.count(runningSync) == 2 && f.count(completedMail) == 4);
+      await()
+          .during(Duration.ofMillis(600))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> f.count(runningSync) == 2 && f.count(completedMail) == 4);
+      assertThat(
+              f.count(
+                  "SELECT count(*) FROM (SELECT 1 FROM %s.job WHERE queue = 'sync'"
+                      + " AND state = 'running' GROUP BY args ->> 'customer') k"))
+          .as("keys running")
+          .isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aBadLimitInTheConfigNamesTheSettingAndWhatItMustBe() {
+    BatonConfig.Builder b = BatonConfig.builder();
+    assertThatThrownBy(() -> b.concurrencyLimitPerKey("sync", "customer", 0))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessage(
+            "invalid Baton config: concurrencyLimitPerKey of queue \"sync\" must be 1..1000000,"
+                + " got 0");
+    assertThatThrownBy(() -> b.concurrencyLimitPerKey("sync", "", 1))
+        .hasMessage(
+            "invalid Baton config: concurrencyLimitPerKey field of queue \"sync\" must be 1-128"
+                + " characters, got \"\"");
+    assertThatThrownBy(() -> b.rateLimit("mail", 0, Duration.ofSeconds(1)))
+        .hasMessage("invalid Baton config: rateLimit of queue \"mail\" must be 1..1000000, got 0");
+    assertThatThrownBy(() -> b.rateLimit("mail", 5, Duration.ofDays(2)))
+        .hasMessage(
+            "invalid Baton config: rateLimit period of queue \"mail\" must be 1 ms..1 day in whole"
+                + " ms, got PT48H");
+    assertThatThrownBy(() -> b.rateLimit("mail", 5, Duration.ofNanos(1_500_000)))
+        .hasMessageContaining("got PT0.0015S");
+    assertThatThrownBy(() -> b.rateLimit("bad name", 5, Duration.ofSeconds(1)))
+        .isInstanceOf(InvalidConfigException.class);
+    BatonConfig config =
+        b.concurrencyLimitPerKey("sync", "customer", 2)
+            .rateLimit("mail", 5, Duration.ofSeconds(1))
+            .build();
+    assertThat(config.concurrencyLimitsPerKey())
+        .containsEntry("sync", new BatonConfig.KeyLimit("customer", 2));
+    assertThat(config.toBuilder().build().rateLimits())
+        .containsEntry("mail", new BatonConfig.RateLimit(5, Duration.ofSeconds(1)));
+  }
+}
