@@ -261,6 +261,23 @@ final class DashboardHandler implements HttpHandler {
       } else {
         sendPage(r, "Wait and run times", pages.times(rows, window, now), start);
       }
+    } else if (path.equals("/history")) {
+      String range = r.param("range") == null ? "24h" : r.param("range");
+      Views.HistoryRange hr = Views.HISTORY_RANGES.get(range);
+      if (hr == null) {
+        throw BadRequest.of(
+            "invalid parameter range: expected one of 1h, 24h, 7d, got " + Request.shown(range));
+      }
+      List<StatsAdmin.QueueHistory> rows = views.admin.history(hr.range(), hr.bucket());
+      if (api) {
+        ObjectNode o = json.createObjectNode();
+        o.put("range", range);
+        o.put("bucketSeconds", hr.bucket().toSeconds());
+        o.set("history", json.valueToTree(rows));
+        sendJson(r, 200, o, start);
+      } else {
+        sendPage(r, "History", pages.history(rows, range, hr, now), start);
+      }
     } else if (path.equals("/periodic")) {
       if (api) {
         sendJson(r, 200, json.valueToTree(views.admin.periodic()), start);
