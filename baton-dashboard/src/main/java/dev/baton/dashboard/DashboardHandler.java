@@ -201,7 +201,9 @@ final class DashboardHandler implements HttpHandler {
         o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
-        Pages.ListAids aids = new Pages.ListAids(views.tabCounts(f), views.queueNames());
+        Pages.ListAids aids =
+            new Pages.ListAids(
+                views.tabCounts(f), views.queueNames(), views.admin.kinds(f.queue()));
         sendPage(r, "Jobs", live(r, pages.jobs(f, limit, page, after == null, now, aids)), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {

@@ -334,9 +334,10 @@ final class Pages {
 
   /**
    * What the job list offers besides its page: a count per state (null where the filter would make
-   * counting read more than the cap's rows), and the known queue names for the queue picker.
+   * counting read more than the cap's rows), the known queue names for the queue picker, and the
+   * known kinds (of the queue filtered on, else of any) for the kind picker.
    */
-  record ListAids(Map<JobState, Long> counts, List<String> queues) {}
+  record ListAids(Map<JobState, Long> counts, List<String> queues, List<String> kinds) {}
 
   String jobs(
       JobBrowser.Filter f,
@@ -355,6 +356,10 @@ final class Pages {
     for (String q : aids.queues()) {
       h.raw("<option value=\"").text(q).raw("\">");
     }
+    h.raw("</datalist><datalist id=\"known-kinds\">");
+    for (String k : aids.kinds()) {
+      h.raw("<option value=\"").text(k).raw("\">");
+    }
     h.raw("</datalist>");
     h.raw("<form class=\"filter\" method=\"get\" action=\"").text(base + "/jobs").raw("\">");
     h.raw("<label>State <select name=\"state\"><option value=\"\">any</option>");
@@ -365,7 +370,8 @@ final class Pages {
     h.raw("</select></label>");
     h.raw("<label>Queue <input name=\"queue\" list=\"known-queues\" value=\"").text(f.queue());
     h.raw("\" size=\"14\"></label>");
-    field(h, "Kind", "kind", f.kind());
+    h.raw("<label>Kind <input name=\"kind\" list=\"known-kinds\" value=\"").text(f.kind());
+    h.raw("\" size=\"14\"></label>");
     field(h, "Id", "id", f.id());
     field(h, "Idempotency key", "key", f.idempotencyKey());
     h.raw("<label title=\"Jobs whose args contain this JSON object\">Args contain <input")

@@ -85,4 +85,16 @@ class DashboardHistoryTest {
         .contains("\"error\":\"invalid parameter range: expected one of 1h, 24h, 7d")
         .doesNotContain("Exception");
   }
+
+  @Test
+  void theKindPickerOffersTheKindsThatFinishedOfTheQueueFilteredOn() throws Exception {
+    String mail = web.get("/jobs?queue=mail").body();
+    String kinds = mail.replaceAll("(?s).*(<datalist id=\"known-kinds\">.*?</datalist>).*", "$1");
+    assertThat(kinds)
+        .contains("<option value=\"bounce\">", "<option value=\"send\">")
+        .doesNotContain("charge");
+    assertThat(mail).contains("name=\"kind\" list=\"known-kinds\"");
+    assertThat(web.get("/jobs").body())
+        .contains("<option value=\"bounce\">", "<option value=\"charge\">");
+  }
 }
