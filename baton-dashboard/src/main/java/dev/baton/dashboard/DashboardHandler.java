@@ -396,7 +396,8 @@ final class DashboardHandler implements HttpHandler {
       throw new BadRequest(405, "method " + r.method + " is not allowed at " + SIGN_IN);
     }
     checkOrigin(r);
-    if (!token.accepts(r.form().get("token"))) {
+    String given = r.form().get("token");
+    if (!token.accepts(given)) {
       throw new BadRequest(401, "wrong token; try again");
     }
     String next = r.form().get("next");
@@ -409,7 +410,7 @@ final class DashboardHandler implements HttpHandler {
             "Set-Cookie",
             TokenAuth.COOKIE
                 + "="
-                + token.cookieValue()
+                + TokenAuth.cookieValue(given)
                 + "; Path="
                 + (r.base.isEmpty() ? "/" : r.base)
                 + "; HttpOnly; SameSite=Strict");
