@@ -378,12 +378,8 @@ public final class StatsAdmin {
   public static final int MAX_HISTORY_BUCKETS = 1_440;
 
   /**
-   * The jobs of one queue that finished in each bucket of a range, oldest bucket first; read by
-   * {@link #history}. Each list has one entry per bucket.
+   * The jobs that finished in one bucket of a queue's history.
    *
-   * @param queue the queue
-   * @param bucket the length of each bucket, whole minutes
-   * @param end the end of the last bucket: the end of the current minute
    * @param completed jobs completed
    * @param failed jobs discarded after a failed attempt (the handler threw or ran past its timeout,
    *     or the args could not be read)
@@ -391,21 +387,42 @@ public final class StatsAdmin {
    *     limit: no handler failed
    * @param cancelled jobs cancelled
    */
-  public record QueueHistory(
-      String queue,
-      Duration bucket,
-      Instant end,
-      List<Long> completed,
-      List<Long> failed,
-      List<Long> rescued,
-      List<Long> cancelled) {
+  public record Finished(long completed, long failed, long rescued, long cancelled) {}
 
-    /** Copies the lists. */
+  /**
+   * The jobs of one queue that finished in each bucket of a range, oldest bucket first; read by
+   * {@link #history}.
+   *
+   * @param queue the queue
+   * @param bucket the length of each bucket, whole minutes
+   * @param end the end of the last bucket: the end of the current minute
+   * @param buckets one entry per bucket, oldest first
+   */
+  public record QueueHistory(String queue, Duration bucket, Instant end, List<Finished> buckets) {
+
+    /** Copies {@code buckets}. */
     public QueueHistory {
-      completed = List.copyOf(completed);
-      failed = List.copyOf(failed);
-      rescued = List.copyOf(rescued);
-      cancelled = List.copyOf(cancelled);
+      buckets = List.copyOf(buckets);
+    }
+
+    /** The jobs completed per bucket, oldest first. */
+    public List<Long> completed() {
+      return buckets.stream().map(Finished::completed).toList();
+    }
+
+    /** The jobs discarded after a failed attempt per bucket, oldest first. */
+    public List<Long> failed() {
+      return buckets.stream().map(Finished::failed).toList();
+    }
+
+    /** The jobs discarded after a rescue per bucket, oldest first. */
+    public List<Long> rescued() {
+      return buckets.stream().map(Finished::rescued).toList();
+    }
+
+    /** The jobs cancelled per bucket, oldest first. */
+    public List<Long> cancelled() {
+      return buckets.stream().map(Finished::cancelled).toList();
     }
   }
 
@@ -459,25 +476,19 @@ public final class StatsAdmin {
       if (row.bucketsAgo() < 0 || row.bucketsAgo() >= buckets) {
         continue;
       }
-      long[][] q = byQueue.computeIfAbsent(row.queue(), k -> new long[4][buckets]);
-      int i = buckets - 1 - row.bucketsAgo();
-      q[0][i] += row.completed();
-      q[1][i] += row.failed();
-      q[2][i] += row.rescued();
-      q[3][i] += row.cancelled();
+      long[][] q = byQueue.computeIfAbsent(row.queue(), k -> new long[buckets][4]);
+      long[] at = q[buckets - 1 - row.bucketsAgo()];
+      for (int i = 0; i < at.length; i++) {
+        at[i] += row.counts()[i];
+      }
     }
     List<QueueHistory> out = new ArrayList<>(byQueue.size());
     for (Map.Entry<String, long[][]> e : byQueue.entrySet()) {
-      long[][] q = e.getValue();
-      out.add(
-          new QueueHistory(
-              e.getKey(),
-              bucket,
-              end,
-              Arrays.stream(q[0]).boxed().toList(),
-              Arrays.stream(q[1]).boxed().toList(),
-              Arrays.stream(q[2]).boxed().toList(),
-              Arrays.stream(q[3]).boxed().toList()));
+      List<Finished> list = new ArrayList<>(buckets);
+      for (long[] c : e.getValue()) {
+        list.add(new Finished(c[0], c[1], c[2], c[3]));
+      }
+      out.add(new QueueHistory(e.getKey(), bucket, end, list));
     }
     return out;
   }

@@ -700,16 +700,10 @@ public final class BrowseStore {
   }
 
   /**
-   * Finished jobs of one queue in one bucket of {@link #history}, {@code bucketsAgo} 0 the last.
+   * Finished jobs of one queue in one bucket of {@link #history}, {@code bucketsAgo} 0 the last;
+   * {@code counts} are completed, failed, rescued and cancelled.
    */
-  public record HistoryRow(
-      String queue,
-      int bucketsAgo,
-      long completed,
-      long failed,
-      long rescued,
-      long cancelled,
-      Instant currentMinute) {}
+  public record HistoryRow(String queue, int bucketsAgo, long[] counts, Instant currentMinute) {}
 
   /**
    * The history of the last {@code windowSeconds}, per queue, in buckets of {@code bucketSeconds}.
@@ -726,10 +720,7 @@ public final class BrowseStore {
               new HistoryRow(
                   rs.getString(1),
                   rs.getInt(2),
-                  rs.getLong(3),
-                  rs.getLong(4),
-                  rs.getLong(5),
-                  rs.getLong(6),
+                  new long[] {rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)},
                   Timestamps.instant(rs, 7)));
         }
       }
