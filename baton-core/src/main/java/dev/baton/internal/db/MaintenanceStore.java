@@ -261,7 +261,8 @@ public final class MaintenanceStore {
 
   // The history (job_stat_minute, schema version 12): the jobs finalized from 2 minutes ("overlap")
   // before where the last pass ended (job_stat_mark; without one, from "keep" ago, so a first pass
-  // counts every finished row still kept) up to now, at most "span" of them per statement, counted
+  // counts every finished row still kept) up to now, at most "span" of them per statement from the
+  // first finished row on (a stretch without one is skipped), counted
   // per minute, queue and kind through job_finalized_idx, with the completions that deleted their
   // row (job_completions, no kind: ''). Each minute in the span is counted whole and the larger of
   // the old and new counts kept: a row committed after the pass that covered its finalized_at (a
@@ -282,10 +283,26 @@ public final class MaintenanceStore {
                               (SELECT now FROM clk) - make_interval(secs => ?)),
                      (SELECT now FROM clk) - make_interval(secs => ?)) AS at
           ),
+          -- the first finished row from there on, found by one probe of each index: a span
+          -- without any is skipped in one statement, not read a span at a time
+          first AS (
+            SELECT least(
+                     (SELECT min(finalized_at) FROM ${schema}.job
+                      WHERE state = 'completed' AND finalized_at >= s.at),
+                     (SELECT min(finalized_at) FROM ${schema}.job
+                      WHERE state = 'discarded' AND finalized_at >= s.at),
+                     (SELECT min(finalized_at) FROM ${schema}.job
+                      WHERE state = 'cancelled' AND finalized_at >= s.at),
+                     (SELECT min(bucket) FROM ${schema}.job_completions WHERE bucket >= s.at))
+                   AS at
+            FROM since s
+          ),
           span AS MATERIALIZED (
-            SELECT to_timestamp(floor(extract(epoch FROM s.at) / 60) * 60) AS lo,
-                   least((SELECT now FROM clk), s.at + make_interval(secs => ?)) AS hi
-            FROM since s WHERE EXISTS (SELECT 1 FROM lead)
+            SELECT to_timestamp(floor(extract(epoch FROM coalesce(f.at, (SELECT now FROM clk)))
+                                      / 60) * 60) AS lo,
+                   least((SELECT now FROM clk),
+                         coalesce(f.at, (SELECT now FROM clk)) + make_interval(secs => ?)) AS hi
+            FROM first f WHERE EXISTS (SELECT 1 FROM lead)
           ),
           finished AS (
             SELECT to_timestamp(floor(extract(epoch FROM j.finalized_at) / 60) * 60) AS minute,

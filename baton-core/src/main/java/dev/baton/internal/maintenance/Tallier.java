@@ -36,10 +36,17 @@ public final class Tallier implements MaintenanceService {
   /** How long minutes of history are kept: 7 days. */
   public static final Duration KEEP = Duration.ofDays(7);
 
-  /** The most of finalized time one statement counts: 6 hours. */
-  public static final Duration SPAN = Duration.ofHours(6);
+  /**
+   * The most of finalized time one statement counts: 15 minutes, so that one statement reads at
+   * most 15 minutes of finished jobs, and the pass never holds the leader's thread (which the
+   * rescuer and the scheduler share) for long.
+   */
+  public static final Duration SPAN = Duration.ofMinutes(15);
 
-  /** The most statements in one pass: 32 (more than the 7 days kept, overlaps included). */
+  /**
+   * The most statements in one pass: 32, 8 hours of finished jobs; a stretch without any costs a
+   * statement no matter how long.
+   */
   public static final int MAX_STEPS = 32;
 
   private final DataSource dataSource;
