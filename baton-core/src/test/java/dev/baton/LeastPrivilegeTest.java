@@ -63,7 +63,9 @@ class LeastPrivilegeTest {
                   s + ".queue",
                   s + ".queue_start",
                   s + ".periodic",
-                  s + ".job_completions")
+                  s + ".job_completions",
+                  s + ".job_stat_minute",
+                  s + ".job_stat_mark")
               + " TO "
               + role);
       db.execute("GRANT SELECT ON " + s + ".migration, " + s + ".queue_stats TO " + role);

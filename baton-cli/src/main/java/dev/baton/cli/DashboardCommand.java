@@ -69,6 +69,14 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
   String token;
 
   @Option(
+      names = "--token-file",
+      paramLabel = "FILE",
+      description =
+          "Require one of the named tokens in FILE, a NAME:TOKEN a line (# comments); actions are"
+              + " recorded as taken by the token's name")
+  java.nio.file.Path tokenFile;
+
+  @Option(
       names = "--basic-auth",
       paramLabel = "USER:PASSWORD",
       description = "Require HTTP basic credentials (default: $" + ENV_BASIC + ")")
@@ -180,16 +188,20 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
     return BatonCli.OK;
   }
 
-  // Null when neither is given; the option wins over the environment.
+  // Null when none is given; the option wins over the environment.
   private DashboardAuth auth() {
     String t = token != null ? token : root().env().get(ENV_TOKEN);
     String b = basicAuth != null ? basicAuth : root().env().get(ENV_BASIC);
-    if (t != null && b != null) {
-      throw new UsageException("give either a token or basic credentials, not both");
+    if ((t != null ? 1 : 0) + (b != null ? 1 : 0) + (tokenFile != null ? 1 : 0) > 1) {
+      throw new UsageException(
+          "give one of a token, a token file or basic credentials, not several");
     }
     try {
       if (t != null) {
         return DashboardAuth.bearerToken(t);
+      }
+      if (tokenFile != null) {
+        return DashboardAuth.bearerTokens(readTokens(tokenFile));
       }
       if (b != null) {
         int colon = b.indexOf(':');
@@ -202,5 +214,50 @@ final class DashboardCommand extends BaseCommand implements Callable<Integer> {
       throw new UsageException(e.getMessage());
     }
     return null;
+  }
+
+  /**
+   * The tokens of a token file by name: a {@code NAME:TOKEN} a line; blank lines and lines starting
+   * with {@code #} are skipped. An error names the file and the line, never a token.
+   */
+  static java.util.Map<String, String> readTokens(java.nio.file.Path file) {
+    List<String> lines;
+    try {
+      lines = java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      throw new UsageException("cannot read --token-file " + file + ": " + e.getMessage(), e);
+    }
+    java.util.Map<String, String> tokens = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      int colon = line.indexOf(':');
+      if (colon < 1) {
+        throw new UsageException(
+            "invalid --token-file "
+                + file
+                + " line "
+                + (i + 1)
+                + ": expected NAME:TOKEN, got no ':' after a name");
+      }
+      String name = line.substring(0, colon).strip();
+      if (tokens.put(name, line.substring(colon + 1).strip()) != null) {
+        throw new UsageException(
+            "invalid --token-file "
+                + file
+                + " line "
+                + (i + 1)
+                + ": name "
+                + name
+                + " given twice");
+      }
+    }
+    if (tokens.isEmpty()) {
+      throw new UsageException(
+          "invalid --token-file " + file + ": expected NAME:TOKEN lines, got none");
+    }
+    return tokens;
   }
 }

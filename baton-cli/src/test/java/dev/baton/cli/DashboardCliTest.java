@@ -99,6 +99,43 @@ class DashboardCliTest {
         .contains("got \"ops.example.com\"");
   }
 
+  @Test
+  void aTokenFileNamesTheTokensAndABadLineIsRefusedByItsNumberNeverItsToken() throws Exception {
+    CliRunner cli = CliRunner.onNewMigratedSchema();
+    java.nio.file.Path bad = java.nio.file.Files.createTempFile("tokens", ".txt");
+    java.nio.file.Files.writeString(bad, "# ops\nanna:0123456789abcdef0123\nsecret-without-name\n");
+    CliRunner.Result r = cli.run("dashboard", "--port", "0", "--token-file", bad.toString());
+    assertThat(r.exitCode()).isEqualTo(BatonCli.USAGE);
+    assertThat(r.err())
+        .contains("line 3: expected NAME:TOKEN")
+        .doesNotContain("secret-without-name", "0123456789abcdef0123");
+    java.nio.file.Files.writeString(bad, "ci:too-short\n");
+    assertThat(cli.run("dashboard", "--port", "0", "--token-file", bad.toString()).err())
+        .contains("token ci: expected at least 16 characters")
+        .doesNotContain("too-short");
+
+    java.nio.file.Path good = java.nio.file.Files.createTempFile("tokens", ".txt");
+    java.nio.file.Files.writeString(
+        good, "anna:0123456789abcdef0123\nci-bot:fedcba9876543210fedc\n");
+    try (WorkerProcess p =
+        dashboard(cli.schema, DB.jdbcUrl(), "--port", "0", "--token-file", good.toString())) {
+      String line = p.awaitLine("dashboard on ", START);
+      URI root = URI.create(line.replaceAll("^dashboard on (\\S+) .*$", "$1"));
+      assertThat(get(root.resolve("/")).statusCode()).isEqualTo(401);
+      HttpResponse<String> bot =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(root.resolve("/api/overview"))
+                  .header("Authorization", "Bearer fedcba9876543210fedc")
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(bot.statusCode()).isEqualTo(200);
+      p.terminate();
+      assertThat(p.awaitExit(Duration.ofSeconds(30))).isZero();
+      assertThat(p.describe()).doesNotContain("0123456789abcdef0123", "fedcba9876543210fedc");
+    }
+  }
+
   private static WorkerProcess dashboard(String schema, String url, String... args)
       throws Exception {
     List<String> all = new java.util.ArrayList<>(List.of(args));

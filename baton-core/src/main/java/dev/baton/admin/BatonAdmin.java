@@ -607,6 +607,23 @@ public final class BatonAdmin {
     return stats.latencies(window, sample);
   }
 
+  /**
+   * Completed, failed, rescued and cancelled jobs per queue over the last {@code range} (up to 7
+   * days), in buckets of {@code bucket}, from the history the leader keeps. See {@link
+   * StatsAdmin#history}.
+   */
+  public List<StatsAdmin.QueueHistory> history(Duration range, Duration bucket) {
+    return stats.history(range, bucket);
+  }
+
+  /**
+   * The kinds of which a job of {@code queue} (null: any queue) finished in the last day, by name.
+   * See {@link StatsAdmin#kinds}.
+   */
+  public List<String> kinds(String queue) {
+    return stats.kinds(queue);
+  }
+
   // ---------------------------------------------------------------- cluster
 
   /** The nodes in the registry, by id. */

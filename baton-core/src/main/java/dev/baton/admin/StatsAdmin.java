@@ -472,6 +472,144 @@ public final class StatsAdmin {
     return out;
   }
 
+  /** The longest range {@link #history} reads: 7 days, as long as the history is kept. */
+  public static final Duration MAX_HISTORY_RANGE = Duration.ofDays(7);
+
+  /** The most buckets {@link #history} cuts a range into: 1,440. */
+  public static final int MAX_HISTORY_BUCKETS = 1_440;
+
+  /**
+   * The jobs that finished in one bucket of a queue's history.
+   *
+   * @param completed jobs completed
+   * @param failed jobs discarded after a failed attempt (the handler threw or ran past its timeout,
+   *     or the args could not be read)
+   * @param rescued jobs discarded after a rescue (their node died or lost its lease) at the rescue
+   *     limit: no handler failed
+   * @param cancelled jobs cancelled
+   */
+  public record Finished(long completed, long failed, long rescued, long cancelled) {}
+
+  /**
+   * The jobs of one queue that finished in each bucket of a range, oldest bucket first; read by
+   * {@link #history}.
+   *
+   * @param queue the queue
+   * @param bucket the length of each bucket, whole minutes
+   * @param end the end of the last bucket: the end of the current minute
+   * @param buckets one entry per bucket, oldest first
+   */
+  public record QueueHistory(String queue, Duration bucket, Instant end, List<Finished> buckets) {
+
+    /** Copies {@code buckets}. */
+    public QueueHistory {
+      buckets = List.copyOf(buckets);
+    }
+
+    /** The jobs completed per bucket, oldest first. */
+    public List<Long> completed() {
+      return buckets.stream().map(Finished::completed).toList();
+    }
+
+    /** The jobs discarded after a failed attempt per bucket, oldest first. */
+    public List<Long> failed() {
+      return buckets.stream().map(Finished::failed).toList();
+    }
+
+    /** The jobs discarded after a rescue per bucket, oldest first. */
+    public List<Long> rescued() {
+      return buckets.stream().map(Finished::rescued).toList();
+    }
+
+    /** The jobs cancelled per bucket, oldest first. */
+    public List<Long> cancelled() {
+      return buckets.stream().map(Finished::cancelled).toList();
+    }
+  }
+
+  /**
+   * The jobs that finished per queue over the last {@code range}, in buckets of {@code bucket}:
+   * completed, failed, rescued and cancelled. Read from {@code job_stat_minute} (schema version
+   * 12), which the leader fills every minute from the rows finalized since its last pass, keeps for
+   * 7 days, and which holds each finished job once, also the completions that deleted their row
+   * ({@code completedRetention} zero). So the last minute or two may not be counted yet, and jobs
+   * finished while no leader ran are counted when one runs again. Only queues with a finished job
+   * in the range are listed, by name. Reads one row per minute, queue and kind of the range, by the
+   * table's key.
+   *
+   * @param range whole minutes, 1 minute..{@link #MAX_HISTORY_RANGE}
+   * @param bucket whole minutes, 1 minute..{@code range}, at most {@value #MAX_HISTORY_BUCKETS}
+   *     buckets; the range is cut into {@code ceil(range / bucket)} buckets ending with the current
+   *     minute
+   * @throws IllegalArgumentException if {@code range} or {@code bucket} is out of range
+   */
+  public List<QueueHistory> history(Duration range, Duration bucket) {
+    Objects.requireNonNull(range, "range");
+    Objects.requireNonNull(bucket, "bucket");
+    long r = range.toSeconds();
+    long b = bucket.toSeconds();
+    if (r < 60
+        || r > MAX_HISTORY_RANGE.toSeconds()
+        || r % 60 != 0
+        || b < 60
+        || b % 60 != 0
+        || b > r
+        || (r + b - 1) / b > MAX_HISTORY_BUCKETS) {
+      throw new IllegalArgumentException(
+          "invalid history range: range must be whole minutes from 1 minute to 7 days, and bucket"
+              + " whole minutes from 1 minute to the range, at most "
+              + MAX_HISTORY_BUCKETS
+              + " buckets; got range "
+              + range
+              + " and bucket "
+              + bucket);
+    }
+    int buckets = (int) ((r + b - 1) / b);
+    List<BrowseStore.HistoryRow> rows =
+        Db.inTransaction(
+            dataSource,
+            "cannot read the history of finished jobs (schema=" + schema + ")",
+            c -> browse.history(c, r, b));
+    Map<String, long[][]> byQueue = new TreeMap<>();
+    Instant end = null;
+    for (BrowseStore.HistoryRow row : rows) {
+      end = row.currentMinute().plusSeconds(60);
+      if (row.bucketsAgo() < 0 || row.bucketsAgo() >= buckets) {
+        continue;
+      }
+      long[][] q = byQueue.computeIfAbsent(row.queue(), k -> new long[buckets][4]);
+      long[] at = q[buckets - 1 - row.bucketsAgo()];
+      for (int i = 0; i < at.length; i++) {
+        at[i] += row.counts()[i];
+      }
+    }
+    List<QueueHistory> out = new ArrayList<>(byQueue.size());
+    for (Map.Entry<String, long[][]> e : byQueue.entrySet()) {
+      List<Finished> list = new ArrayList<>(buckets);
+      for (long[] c : e.getValue()) {
+        list.add(new Finished(c[0], c[1], c[2], c[3]));
+      }
+      out.add(new QueueHistory(e.getKey(), bucket, end, list));
+    }
+    return out;
+  }
+
+  /** The most kinds {@link #kinds} returns: 500. */
+  public static final int MAX_KINDS = 500;
+
+  /**
+   * The kinds of which a job finished in the last day, of {@code queue} (null: of any queue), by
+   * name, at most {@value #MAX_KINDS}: known kinds for a picker. Read from the history ({@code
+   * job_stat_minute}), one row per minute, queue and kind of the day; empty on a schema whose jobs
+   * all finished earlier, or whose leader has not yet counted them.
+   */
+  public List<String> kinds(String queue) {
+    return Db.inTransaction(
+        dataSource,
+        "cannot read the known kinds (schema=" + schema + ")",
+        c -> browse.kinds(c, queue, MAX_KINDS));
+  }
+
   private static Instant micros(long micros) {
     return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
   }

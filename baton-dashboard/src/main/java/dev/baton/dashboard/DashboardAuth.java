@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Base64;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -33,9 +34,10 @@ public interface DashboardAuth {
   /**
    * Who the user of {@code exchange} is, recorded on every action it takes (who paused a queue,
    * retried or cancelled a job) and written to the log with it: the basic auth user, the
-   * container's principal, {@code token} for a bearer token. Default: the name of the principal the
-   * server authenticated, else null, and the dashboard records its own name ({@code dashboard}, or
-   * the client's node id). Called only on requests {@link #allows} let in.
+   * container's principal, the token's name for a bearer token ({@code token} for {@link
+   * #bearerToken}). Default: the name of the principal the server authenticated, else null, and the
+   * dashboard records its own name ({@code dashboard}, or the client's node id). Called only on
+   * requests {@link #allows} let in.
    */
   default String user(HttpExchange exchange) {
     return exchange.getPrincipal() == null ? null : exchange.getPrincipal().getUsername();
@@ -60,17 +62,54 @@ public interface DashboardAuth {
    * Requests must carry {@code Authorization: Bearer <token>} (the scheme in any case), or come
    * from a browser that signed in with the token on the dashboard's {@code 401} page, which sets an
    * {@code HttpOnly}, {@code SameSite=Strict} cookie holding it for the browser's session. Compared
-   * in constant time. Actions are recorded as taken by {@code token}.
+   * in constant time. Actions are recorded as taken by {@code token}; to record who acted, give
+   * each person or script a token of its own with {@link #bearerTokens}.
    *
    * @throws IllegalArgumentException if {@code token} is shorter than 16 characters
    */
   static DashboardAuth bearerToken(String token) {
     Objects.requireNonNull(token, "token");
-    if (token.length() < 16) {
+    return bearerTokens(Map.of("token", token));
+  }
+
+  /**
+   * As {@link #bearerToken}, with several tokens, each by a name: a request carrying one of them is
+   * allowed, and its actions are recorded (and logged) as taken by that token's name, so a token
+   * per person or script says who acted. The tokens themselves are never shown or logged.
+   *
+   * @param tokensByName name to token; a name is 1 to 64 letters, digits, {@code .}, {@code _},
+   *     {@code -} or {@code @}; a token at least 16 characters; no two tokens alike
+   * @throws IllegalArgumentException if there is no token, or a name or token is not as above (the
+   *     message names the name, never the token)
+   */
+  static DashboardAuth bearerTokens(Map<String, String> tokensByName) {
+    Objects.requireNonNull(tokensByName, "tokensByName");
+    if (tokensByName.isEmpty()) {
       throw new IllegalArgumentException(
-          "invalid dashboard token: expected at least 16 characters, got " + token.length());
+          "invalid dashboard tokens: expected at least one, got none");
     }
-    return new TokenAuth(token);
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    tokensByName.forEach(
+        (name, token) -> {
+          if (name == null || !name.matches("[A-Za-z0-9._@-]{1,64}")) {
+            throw new IllegalArgumentException(
+                "invalid dashboard token name: expected 1 to 64 letters, digits, '.', '_', '-' or"
+                    + " '@', got "
+                    + (name == null ? "null" : "\"" + name.replaceAll("[^ -~]", "?") + "\""));
+          }
+          if (token == null || token.length() < 16) {
+            throw new IllegalArgumentException(
+                "invalid dashboard token "
+                    + name
+                    + ": expected at least 16 characters, got "
+                    + (token == null ? 0 : token.length()));
+          }
+          if (!seen.add(token)) {
+            throw new IllegalArgumentException(
+                "invalid dashboard token " + name + ": the same token is given another name too");
+          }
+        });
+    return new TokenAuth(tokensByName);
   }
 
   /**

@@ -201,7 +201,9 @@ final class DashboardHandler implements HttpHandler {
         o.set("searchedUpTo", json.valueToTree(page.searchedUpTo()));
         sendJson(r, 200, o, start);
       } else {
-        Pages.ListAids aids = new Pages.ListAids(views.tabCounts(f), views.queueNames());
+        Pages.ListAids aids =
+            new Pages.ListAids(
+                views.tabCounts(f), views.queueNames(), views.admin.kinds(f.queue()));
         sendPage(r, "Jobs", live(r, pages.jobs(f, limit, page, after == null, now, aids)), start);
       }
     } else if (!api && path.equals("/jobs/bulk")) {
@@ -260,6 +262,23 @@ final class DashboardHandler implements HttpHandler {
         sendJson(r, 200, json.createObjectNode().set("times", json.valueToTree(rows)), start);
       } else {
         sendPage(r, "Wait and run times", pages.times(rows, window, now), start);
+      }
+    } else if (path.equals("/history")) {
+      String range = r.param("range") == null ? "24h" : r.param("range");
+      Views.HistoryRange hr = Views.HISTORY_RANGES.get(range);
+      if (hr == null) {
+        throw BadRequest.of(
+            "invalid parameter range: expected one of 1h, 24h, 7d, got " + Request.shown(range));
+      }
+      List<StatsAdmin.QueueHistory> rows = views.admin.history(hr.range(), hr.bucket());
+      if (api) {
+        ObjectNode o = json.createObjectNode();
+        o.put("range", range);
+        o.put("bucketSeconds", hr.bucket().toSeconds());
+        o.set("history", json.valueToTree(rows));
+        sendJson(r, 200, o, start);
+      } else {
+        sendPage(r, "History", pages.history(rows, range, hr, now), start);
       }
     } else if (path.equals("/periodic")) {
       if (api) {
@@ -394,7 +413,8 @@ final class DashboardHandler implements HttpHandler {
       throw new BadRequest(405, "method " + r.method + " is not allowed at " + SIGN_IN);
     }
     checkOrigin(r);
-    if (!token.accepts(r.form().get("token"))) {
+    String given = r.form().get("token");
+    if (!token.accepts(given)) {
       throw new BadRequest(401, "wrong token; try again");
     }
     String next = r.form().get("next");
@@ -407,7 +427,7 @@ final class DashboardHandler implements HttpHandler {
             "Set-Cookie",
             TokenAuth.COOKIE
                 + "="
-                + token.cookieValue()
+                + TokenAuth.cookieValue(given)
                 + "; Path="
                 + (r.base.isEmpty() ? "/" : r.base)
                 + "; HttpOnly; SameSite=Strict");

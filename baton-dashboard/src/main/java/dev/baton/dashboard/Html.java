@@ -164,6 +164,8 @@ final class Html {
         .raw("\">Failures</a><a href=\"")
         .text(base + "/times")
         .raw("\">Times</a><a href=\"")
+        .text(base + "/history")
+        .raw("\">History</a><a href=\"")
         .text(base + "/nodes")
         .raw("\">Nodes</a><a href=\"")
         .text(base + "/periodic")

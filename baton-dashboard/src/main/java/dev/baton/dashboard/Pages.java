@@ -441,9 +441,10 @@ final class Pages {
 
   /**
    * What the job list offers besides its page: a count per state (null where the filter would make
-   * counting read more than the cap's rows), and the known queue names for the queue picker.
+   * counting read more than the cap's rows), the known queue names for the queue picker, and the
+   * known kinds (of the queue filtered on, else of any) for the kind picker.
    */
-  record ListAids(Map<JobState, Long> counts, List<String> queues) {}
+  record ListAids(Map<JobState, Long> counts, List<String> queues, List<String> kinds) {}
 
   String jobs(
       JobBrowser.Filter f,
@@ -462,6 +463,10 @@ final class Pages {
     for (String q : aids.queues()) {
       h.raw("<option value=\"").text(q).raw("\">");
     }
+    h.raw("</datalist><datalist id=\"known-kinds\">");
+    for (String k : aids.kinds()) {
+      h.raw("<option value=\"").text(k).raw("\">");
+    }
     h.raw("</datalist>");
     h.raw("<form class=\"filter\" method=\"get\" action=\"").text(base + "/jobs").raw("\">");
     h.raw("<label>State <select name=\"state\"><option value=\"\">any</option>");
@@ -472,7 +477,8 @@ final class Pages {
     h.raw("</select></label>");
     h.raw("<label>Queue <input name=\"queue\" list=\"known-queues\" value=\"").text(f.queue());
     h.raw("\" size=\"14\"></label>");
-    field(h, "Kind", "kind", f.kind());
+    h.raw("<label>Kind <input name=\"kind\" list=\"known-kinds\" value=\"").text(f.kind());
+    h.raw("\" size=\"14\"></label>");
     field(h, "Id", "id", f.id());
     field(h, "Idempotency key", "key", f.idempotencyKey());
     h.raw("<label title=\"Jobs whose args contain this JSON object\">Args contain <input")
@@ -1142,6 +1148,114 @@ final class Pages {
       h.raw("</tr>");
     }
     return h.raw("</tbody></table></div>").toString();
+  }
+
+  // ---------------------------------------------------------------- history
+
+  /**
+   * Completed, failed and rescued jobs per queue over a range, as stacked bars on one scale shared
+   * by every queue, with totals and links to the other ranges.
+   */
+  String history(
+      List<StatsAdmin.QueueHistory> rows, String range, Views.HistoryRange hr, Instant now) {
+    Html h = new Html();
+    h.raw("<nav class=\"tabs\">");
+    for (String name : Views.TIME_WINDOW_NAMES) {
+      h.raw("<a href=\"").text(base + "/history?range=" + name).raw("\"");
+      h.raw(name.equals(range) ? " class=\"current\">" : ">").text("last " + name).raw("</a>");
+    }
+    long scale = 1;
+    for (StatsAdmin.QueueHistory q : rows) {
+      for (int i = 0; i < q.completed().size(); i++) {
+        scale = Math.max(scale, q.completed().get(i) + q.failed().get(i) + q.rescued().get(i));
+      }
+    }
+    h.raw("</nav><p class=\"muted\">Jobs that finished per queue, a bar per ")
+        .text(hr.per())
+        .raw(" on one scale for every queue (the tallest bar: ")
+        .text(String.format(Locale.ROOT, "%,d", scale))
+        .raw(" jobs): <span class=\"key completed\">completed</span>, <span class=\"key failed\">")
+        .raw("failed</span> (discarded after a failed attempt), <span class=\"key rescued\">")
+        .raw(
+            "rescued</span> (discarded after their node died or lost its lease). The leader counts")
+        .raw(" them every minute and keeps 7 days. As of ")
+        .text(Html.time(now))
+        .raw(".</p>");
+    if (rows.isEmpty()) {
+      return h.raw("<p id=\"no-history\">No job finished in this range.</p>").toString();
+    }
+    h.raw("<div class=\"scroll\"><table class=\"history\"><thead><tr><th>Queue</th>")
+        .raw("<th>Finished per ")
+        .text(hr.per())
+        .raw("</th><th class=\"num\">Completed</th><th class=\"num\">Failed</th>")
+        .raw("<th class=\"num\">Rescued</th><th class=\"num\">Cancelled</th></tr></thead><tbody>");
+    for (StatsAdmin.QueueHistory q : rows) {
+      h.raw("<tr data-queue=\"").text(q.queue()).raw("\"><td><a href=\"");
+      h.text(base + "/jobs?queue=" + Html.url(q.queue())).raw("\">").text(q.queue());
+      h.raw("</a></td><td>").raw(historyChart(q, scale)).raw("</td>");
+      for (List<Long> counts : List.of(q.completed(), q.failed(), q.rescued(), q.cancelled())) {
+        long total = counts.stream().mapToLong(Long::longValue).sum();
+        h.raw("<td class=\"num\">").text(String.format(Locale.ROOT, "%,d", total)).raw("</td>");
+      }
+      h.raw("</tr>");
+    }
+    return h.raw("</tbody></table></div>").toString();
+  }
+
+  /**
+   * One queue's bars, oldest left: completed at the bottom, failed and rescued stacked on it; each
+   * bar titled with its counts and when. {@code scale} is a full-height bar's count.
+   */
+  static String historyChart(StatsAdmin.QueueHistory q, long scale) {
+    int w = 5;
+    int gap = 1;
+    int height = 40;
+    int n = q.completed().size();
+    Html h = new Html();
+    h.raw("<svg class=\"chart history\" width=\"")
+        .text(n * (w + gap))
+        .raw("\" height=\"")
+        .text(height)
+        .raw("\" role=\"img\" aria-label=\"")
+        .text("jobs of queue " + q.queue() + " finished over time")
+        .raw("\">");
+    for (int i = 0; i < n; i++) {
+      long c = q.completed().get(i);
+      long f = q.failed().get(i);
+      long r = q.rescued().get(i);
+      Instant to = q.end().minus(q.bucket().multipliedBy(n - 1L - i));
+      Instant from = to.minus(q.bucket());
+      String title =
+          String.format(
+              Locale.ROOT,
+              "%s to %s: %,d completed, %,d failed, %,d rescued, %,d cancelled",
+              Html.time(from),
+              Html.time(to),
+              c,
+              f,
+              r,
+              q.cancelled().get(i));
+      h.raw("<g><title>").text(title).raw("</title>");
+      int x = i * (w + gap);
+      if (c + f + r == 0) {
+        h.raw("<rect x=\"").text(x).raw("\" y=\"").text(height - 1);
+        h.raw("\" width=\"").text(w).raw("\" height=\"1\" class=\"zero\"></rect>");
+      }
+      int y = height;
+      long[] parts = {c, f, r};
+      String[] classes = {"completed", "failed", "rescued"};
+      for (int p = 0; p < parts.length; p++) {
+        if (parts[p] == 0) {
+          continue;
+        }
+        int bar = (int) Math.max(1, Math.round((double) parts[p] / scale * height));
+        y -= bar;
+        h.raw("<rect x=\"").text(x).raw("\" y=\"").text(y).raw("\" width=\"").text(w);
+        h.raw("\" height=\"").text(bar).raw("\" class=\"").text(classes[p]).raw("\"></rect>");
+      }
+      h.raw("</g>");
+    }
+    return h.raw("</svg>").toString();
   }
 
   // ---------------------------------------------------------------- nodes, periodic

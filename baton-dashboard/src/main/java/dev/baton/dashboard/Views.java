@@ -84,6 +84,19 @@ final class Views {
   /** The windows' names, shortest first. */
   static final List<String> TIME_WINDOW_NAMES = List.of("1h", "24h", "7d");
 
+  /** A range of the history page and the length of its bars. */
+  record HistoryRange(Duration range, Duration bucket, String per) {}
+
+  /**
+   * The ranges of the history page, by their name in its address: an hour in minutes, a day in 20
+   * minutes, 7 days in 2 hours.
+   */
+  static final Map<String, HistoryRange> HISTORY_RANGES =
+      Map.of(
+          "1h", new HistoryRange(Duration.ofHours(1), Duration.ofMinutes(1), "minute"),
+          "24h", new HistoryRange(Duration.ofHours(24), Duration.ofMinutes(20), "20 minutes"),
+          "7d", new HistoryRange(Duration.ofDays(7), Duration.ofHours(2), "2 hours"));
+
   /** Completions the wait and run times are of: the latest 10,000 of the window. */
   static final int TIME_SAMPLE = 10_000;
 

@@ -347,6 +347,32 @@ public final class BrowseStore {
       ORDER BY 1, 2
       """;
 
+  // The history (job_stat_minute) of the last window, per queue, in buckets of whole minutes that
+  // end with the current minute ("ago" 0 holds it). Reads the window's minute rows by the primary
+  // key's range: at most one row per minute, queue and kind. Binds: bucket s, window s.
+  private static final String HISTORY =
+      """
+      WITH cur AS (SELECT to_timestamp(floor(extract(epoch FROM now()) / 60) * 60) AS minute)
+      SELECT s.queue, floor(extract(epoch FROM cur.minute - s.minute) / ?)::int AS ago,
+             sum(s.completed)::bigint, sum(s.failed)::bigint, sum(s.rescued)::bigint,
+             sum(s.cancelled)::bigint, cur.minute
+      FROM ${schema}.job_stat_minute s, cur
+      WHERE s.minute > cur.minute - ? * interval '1 second' AND s.minute <= cur.minute
+      GROUP BY s.queue, 2, cur.minute
+      ORDER BY 1, 2
+      """;
+
+  // The kinds that finished in the last day, of one queue or all (NULL): the minute rows of the day
+  // by the primary key's range. Binds: queue twice, limit.
+  private static final String KINDS =
+      """
+      SELECT DISTINCT kind FROM ${schema}.job_stat_minute
+      WHERE minute > now() - interval '1 day' AND kind <> ''
+        AND (?::text IS NULL OR queue = ?)
+      ORDER BY kind
+      LIMIT ?
+      """;
+
   // The failed attempts recorded in the last window (error entries; a cancel is none), grouped by
   // queue, kind, error and root cause (the class of the trace's last "Caused by:"), the largest
   // groups first. Reads the rows that can hold such an entry as the queue_stats view does: those
@@ -433,6 +459,8 @@ public final class BrowseStore {
   private final String periodic;
   private final String failures;
   private final String latencies;
+  private final String history;
+  private final String kinds;
 
   /** The store of {@code schema}. */
   public BrowseStore(SchemaName schema) {
@@ -450,6 +478,8 @@ public final class BrowseStore {
     this.periodic = schema.expand(PERIODIC);
     this.failures = schema.expand(FAILURES);
     this.latencies = schema.expand(LATENCIES);
+    this.history = schema.expand(HISTORY);
+    this.kinds = schema.expand(KINDS);
   }
 
   /**
@@ -663,6 +693,51 @@ public final class BrowseStore {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(new Completions(rs.getString(1), rs.getInt(2), rs.getLong(3)));
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Finished jobs of one queue in one bucket of {@link #history}, {@code bucketsAgo} 0 the last;
+   * {@code counts} are completed, failed, rescued and cancelled.
+   */
+  public record HistoryRow(String queue, int bucketsAgo, long[] counts, Instant currentMinute) {}
+
+  /**
+   * The history of the last {@code windowSeconds}, per queue, in buckets of {@code bucketSeconds}.
+   */
+  public List<HistoryRow> history(Connection c, long windowSeconds, long bucketSeconds)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(history)) {
+      ps.setLong(1, bucketSeconds);
+      ps.setLong(2, windowSeconds);
+      List<HistoryRow> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(
+              new HistoryRow(
+                  rs.getString(1),
+                  rs.getInt(2),
+                  new long[] {rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)},
+                  Timestamps.instant(rs, 7)));
+        }
+      }
+      return out;
+    }
+  }
+
+  /** Up to {@code limit} kinds that finished in the last day, of {@code queue} (null: any). */
+  public List<String> kinds(Connection c, String queue, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(kinds)) {
+      ps.setString(1, queue);
+      ps.setString(2, queue);
+      ps.setInt(3, limit);
+      List<String> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
         }
       }
       return out;

@@ -259,6 +259,112 @@ public final class MaintenanceStore {
           SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
           """;
 
+  // The history (job_stat_minute, schema version 12): the jobs finalized from 2 minutes ("overlap")
+  // before where the last pass ended (job_stat_mark; without one, from "keep" ago, so a first pass
+  // counts every finished row still kept) up to now, at most "span" of them per statement from the
+  // first finished row on (a stretch without one is skipped), counted
+  // per minute, queue and kind through job_finalized_idx, with the completions that deleted their
+  // row (job_completions, no kind: ''). Each minute in the span is counted whole and the larger of
+  // the old and new counts kept: a row committed after the pass that covered its finalized_at (a
+  // long transaction) is counted by the next one if it committed within the overlap; a repeated
+  // pass
+  // or a new leader counts nothing twice; rows cleaned or archived meanwhile take nothing away. A
+  // count never grows except by rows that were not yet visible, so the answer is exact for every
+  // row that commits within the overlap of its finalized_at. Binds: the lead, overlap s, keep s,
+  // span s.
+  private static final String TALLY =
+      LEAD
+          + """
+          ,
+          since AS (
+            SELECT greatest(
+                     coalesce((SELECT through FROM ${schema}.job_stat_mark)
+                                  - make_interval(secs => ?),
+                              (SELECT now FROM clk) - make_interval(secs => ?)),
+                     (SELECT now FROM clk) - make_interval(secs => ?)) AS at
+          ),
+          -- the first finished row from there on, found by one probe of each index: a span
+          -- without any is skipped in one statement, not read a span at a time
+          first AS (
+            SELECT least(
+                     (SELECT min(finalized_at) FROM ${schema}.job
+                      WHERE state = 'completed' AND finalized_at >= s.at),
+                     (SELECT min(finalized_at) FROM ${schema}.job
+                      WHERE state = 'discarded' AND finalized_at >= s.at),
+                     (SELECT min(finalized_at) FROM ${schema}.job
+                      WHERE state = 'cancelled' AND finalized_at >= s.at),
+                     (SELECT min(bucket) FROM ${schema}.job_completions WHERE bucket >= s.at))
+                   AS at
+            FROM since s
+          ),
+          span AS MATERIALIZED (
+            SELECT to_timestamp(floor(extract(epoch FROM coalesce(f.at, (SELECT now FROM clk)))
+                                      / 60) * 60) AS lo,
+                   least((SELECT now FROM clk),
+                         coalesce(f.at, (SELECT now FROM clk)) + make_interval(secs => ?)) AS hi
+            FROM first f WHERE EXISTS (SELECT 1 FROM lead)
+          ),
+          finished AS (
+            SELECT to_timestamp(floor(extract(epoch FROM j.finalized_at) / 60) * 60) AS minute,
+                   j.queue, j.kind,
+                   count(*) FILTER (WHERE j.state = 'completed') AS completed,
+                   count(*) FILTER (WHERE j.state = 'discarded'
+                       AND (j.errors -> -1 ->> 'error') IS DISTINCT FROM 'node_gone'
+                       AND (j.errors -> -1 ->> 'error') IS DISTINCT FROM 'lease_expired') AS failed,
+                   count(*) FILTER (WHERE j.state = 'discarded'
+                       AND (j.errors -> -1 ->> 'error') IN ('node_gone', 'lease_expired'))
+                       AS rescued,
+                   count(*) FILTER (WHERE j.state = 'cancelled') AS cancelled
+            FROM ${schema}.job j, span
+            WHERE j.state IN ('completed', 'cancelled', 'discarded')
+              AND j.finalized_at >= span.lo AND j.finalized_at < span.hi
+            GROUP BY 1, 2, 3
+            UNION ALL
+            SELECT to_timestamp(floor(extract(epoch FROM c.bucket) / 60) * 60), c.queue, '',
+                   sum(c.n), 0, 0, 0
+            FROM ${schema}.job_completions c, span
+            WHERE c.bucket >= span.lo AND c.bucket < span.hi
+            GROUP BY 1, 2
+          ),
+          up AS (
+            INSERT INTO ${schema}.job_stat_minute AS s
+                (minute, queue, kind, completed, failed, rescued, cancelled)
+            SELECT minute, queue, kind, sum(completed), sum(failed), sum(rescued), sum(cancelled)
+            FROM finished GROUP BY 1, 2, 3
+            ON CONFLICT (minute, queue, kind) DO UPDATE
+            SET completed = greatest(s.completed, excluded.completed),
+                failed = greatest(s.failed, excluded.failed),
+                rescued = greatest(s.rescued, excluded.rescued),
+                cancelled = greatest(s.cancelled, excluded.cancelled)
+            -- an unchanged minute is not written again
+            WHERE excluded.completed > s.completed OR excluded.failed > s.failed
+               OR excluded.rescued > s.rescued OR excluded.cancelled > s.cancelled
+            RETURNING 1
+          ),
+          marked AS (
+            INSERT INTO ${schema}.job_stat_mark AS m (id, through)
+            SELECT true, hi FROM span
+            ON CONFLICT (id) DO UPDATE SET through = greatest(m.through, excluded.through)
+            RETURNING through
+          )
+          SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM up),
+                 (SELECT hi FROM span), (SELECT now FROM clk)
+          """;
+
+  // Minutes of history older than "keep" are deleted. Binds: the lead, keep s.
+  private static final String PRUNE_HISTORY =
+      LEAD
+          + """
+          ,
+          del AS (
+            DELETE FROM ${schema}.job_stat_minute
+            WHERE EXISTS (SELECT 1 FROM lead)
+              AND minute < (SELECT now FROM clk) - make_interval(secs => ?)
+            RETURNING 1
+          )
+          SELECT (SELECT count(*) FROM lead), (SELECT count(*) FROM del)
+          """;
+
   // Nodes that stopped beating are removed from the registry. Their running jobs keep their
   // leases: the rescuer acts on those. Binds: the lead, ttl ms.
   private static final String PRUNE_NODES =
@@ -301,6 +407,8 @@ public final class MaintenanceStore {
   private final String cleanArchive;
   private final String pruneNodes;
   private final String pruneCompletionCounts;
+  private final String tally;
+  private final String pruneHistory;
   private final String lockLead;
 
   /** Prepares the SQL text for {@code schema}. */
@@ -313,6 +421,8 @@ public final class MaintenanceStore {
     this.cleanArchive = schema.expand(CLEAN_ARCHIVING);
     this.pruneNodes = schema.expand(PRUNE_NODES);
     this.pruneCompletionCounts = schema.expand(PRUNE_COMPLETION_COUNTS);
+    this.tally = schema.expand(TALLY);
+    this.pruneHistory = schema.expand(PRUNE_HISTORY);
     this.lockLead = schema.expand(LOCK_LEAD);
     this.lockPeriodic = schema.expand(LOCK_PERIODIC);
     this.savePeriodic = schema.expand(SAVE_PERIODIC);
@@ -495,6 +605,58 @@ public final class MaintenanceStore {
         c -> {
           try (PreparedStatement ps = c.prepareStatement(pruneCompletionCounts)) {
             bindLead(ps, lead, now);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              requireLeading(rs.getLong(1) > 0, lead);
+              return rs.getInt(2);
+            }
+          }
+        });
+  }
+
+  /**
+   * What one tally statement did.
+   *
+   * @param minutes the minute rows it wrote (new or larger counts)
+   * @param through where it ended: the next statement starts {@code overlap} before it
+   * @param now the time it compared with
+   */
+  public record Tally(int minutes, Instant through, Instant now) {}
+
+  /**
+   * Counts the jobs finalized from {@code overlap} before the end of the last tally (or {@code
+   * keep} ago) up to now, at most {@code span} of them, into {@code job_stat_minute}; see TALLY.
+   */
+  public Tally tally(
+      DataSource ds, Leadership lead, Instant now, Duration overlap, Duration keep, Duration span) {
+    return Db.inTransaction(
+        ds,
+        "cannot tally finished jobs",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(tally)) {
+            int i = bindLead(ps, lead, now);
+            ps.setLong(i++, overlap.toSeconds());
+            ps.setLong(i++, keep.toSeconds());
+            ps.setLong(i++, keep.toSeconds());
+            ps.setLong(i, span.toSeconds());
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              requireLeading(rs.getLong(1) > 0, lead);
+              return new Tally(rs.getInt(2), Timestamps.instant(rs, 3), Timestamps.instant(rs, 4));
+            }
+          }
+        });
+  }
+
+  /** Deletes the minutes of history older than {@code keep}. Returns how many rows. */
+  public int pruneHistory(DataSource ds, Leadership lead, Instant now, Duration keep) {
+    return Db.inTransaction(
+        ds,
+        "cannot prune the history of finished jobs",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(pruneHistory)) {
+            int i = bindLead(ps, lead, now);
+            ps.setLong(i, keep.toSeconds());
             try (ResultSet rs = ps.executeQuery()) {
               rs.next();
               requireLeading(rs.getLong(1) > 0, lead);

@@ -430,6 +430,10 @@ public final class Node {
               config.cleanInterval()));
       services.add(
           new Cluster.Periodic(
+              new dev.baton.internal.maintenance.Tallier(dataSource, ms, time),
+              dev.baton.internal.maintenance.Tallier.DEFAULT_INTERVAL));
+      services.add(
+          new Cluster.Periodic(
               new NodePruner(dataSource, ms, time, config.nodeTtl()),
               config.nodeHeartbeatInterval()));
     }

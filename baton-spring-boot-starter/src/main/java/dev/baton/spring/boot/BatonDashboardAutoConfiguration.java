@@ -207,6 +207,7 @@ public class BatonDashboardAutoConfiguration {
     for (String[] own :
         new String[][] {
           {"baton.dashboard.token", p.getToken()},
+          {"baton.dashboard.tokens", p.getTokens().isEmpty() ? null : "set"},
           {"baton.dashboard.username", p.getUsername()},
           {"baton.dashboard.password", p.getPassword()}
         }) {
@@ -258,6 +259,30 @@ public class BatonDashboardAutoConfiguration {
 
   private static DashboardAuth ownPortAuth(BatonProperties.Dashboard p) {
     boolean basic = p.getUsername() != null || p.getPassword() != null;
+    boolean named = !p.getTokens().isEmpty();
+    if (named && (p.getToken() != null || basic)) {
+      throw new InvalidBatonPropertyException(
+          "baton.dashboard.tokens",
+          "named tokens alone, without baton.dashboard.token, username or password",
+          "both",
+          "Unset either baton.dashboard.tokens or baton.dashboard.token, username and password.",
+          null);
+    }
+    if (named) {
+      try {
+        return DashboardAuth.bearerTokens(p.getTokens());
+      } catch (IllegalArgumentException e) {
+        // The message names the token's name and the rule, never the token.
+        throw new InvalidBatonPropertyException(
+            "baton.dashboard.tokens",
+            "names of 1 to 64 letters, digits, '.', '_', '-' or '@' and tokens of at least 16"
+                + " characters, no two alike ("
+                + e.getMessage()
+                + ")",
+            "(not shown)",
+            null);
+      }
+    }
     if (p.getToken() != null && basic) {
       throw new InvalidBatonPropertyException(
           "baton.dashboard.token",

@@ -495,6 +495,14 @@ public class BatonProperties {
      */
     private String token;
 
+    /**
+     * Named bearer tokens, name to token (baton.dashboard.tokens.anna=...): a request carrying any
+     * of them is let in, and its actions are recorded under that token's name. Names are 1 to 64
+     * letters, digits, '.', '_', '-' or '@'; tokens at least 16 characters. Not with token,
+     * username or password. Default: none.
+     */
+    private Map<String, String> tokens = new LinkedHashMap<>();
+
     /** User of HTTP basic auth (with password), without ':'. Unset or empty (default): none. */
     private String username;
 
@@ -591,6 +599,16 @@ public class BatonProperties {
     /** Sets the bearer token of the dashboard. */
     public void setToken(String token) {
       this.token = unsetIfEmpty(token);
+    }
+
+    /** Named bearer tokens of the dashboard, name to token. */
+    public Map<String, String> getTokens() {
+      return tokens;
+    }
+
+    /** Sets the named bearer tokens of the dashboard. */
+    public void setTokens(Map<String, String> tokens) {
+      this.tokens = tokens == null ? new LinkedHashMap<>() : tokens;
     }
 
     /** User of basic auth. */

@@ -121,6 +121,37 @@ class DashboardStartupRulesTest {
   }
 
   @Test
+  void namedTokensLetEachInAndABadOneFailsStartupWithoutShowingIt() throws Exception {
+    try (ConfigurableApplicationContext c =
+        start(
+            WebApplicationType.NONE,
+            ShopApplication.class,
+            "baton.migrate=true",
+            "baton.dashboard.enabled=true",
+            "baton.dashboard.port=0",
+            "baton.dashboard.bind=0.0.0.0",
+            "baton.dashboard.tokens.anna=anna-token-of-sixteen-or-more",
+            "baton.dashboard.tokens.ci-bot=bot-token-of-sixteen-or-more")) {
+      assertThat(Http.status(local(c), null)).isEqualTo(401);
+      assertThat(Http.status(local(c), "Bearer anna-token-of-sixteen-or-more")).isEqualTo(200);
+      assertThat(Http.status(local(c), "Bearer bot-token-of-sixteen-or-more")).isEqualTo(200);
+    }
+    assertRejected(
+            () ->
+                start(
+                        WebApplicationType.NONE,
+                        ShopApplication.class,
+                        "baton.migrate=true",
+                        "baton.dashboard.enabled=true",
+                        "baton.dashboard.port=0",
+                        "baton.dashboard.tokens.ops=too-short")
+                    .close(),
+            "baton.dashboard.tokens")
+        .hasMessageContaining("token ops: expected at least 16 characters")
+        .hasMessageNotContaining("too-short");
+  }
+
+  @Test
   void allowedOriginsThatAreNotOriginsFailStartup() {
     assertRejected(
         () ->
