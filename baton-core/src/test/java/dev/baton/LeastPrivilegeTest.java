@@ -64,6 +64,7 @@ class LeastPrivilegeTest {
                   s + ".queue_start",
                   s + ".periodic",
                   s + ".job_completions",
+                  s + ".job_dependency",
                   s + ".job_stat_minute",
                   s + ".job_stat_mark")
               + " TO "
@@ -178,6 +179,17 @@ class LeastPrivilegeTest {
         for (long id : copied.jobIds()) {
           toComplete.add(id);
         }
+
+        // a workflow: its edges are written to job_dependency, and the first step's finish
+        // releases the second through them
+        EnqueuedWorkflow flow =
+            baton.enqueueWorkflow(
+                Workflow.builder()
+                    .step("first", new Work(10), opts)
+                    .step("then", new Work(11), opts, "first")
+                    .build());
+        toComplete.add(flow.id("first"));
+        toComplete.add(flow.id("then"));
 
         await("jobs enqueued by the limited role complete")
             .atMost(Duration.ofSeconds(20))

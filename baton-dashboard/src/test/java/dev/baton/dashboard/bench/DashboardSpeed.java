@@ -141,6 +141,9 @@ public final class DashboardSpeed {
     pages.put("detail", "/jobs/" + mid);
     pages.put("detail (API)", "/api/jobs/" + mid);
     pages.put("overview (not a target)", "/");
+    pages.put("failures, last hour", "/failures");
+    pages.put("times (wait and run percentiles)", "/times");
+    pages.put("history, 7 days", "/history?range=7d");
     System.out.printf("%-40s %9s %9s %9s%n", "page", "median ms", "p95 ms", "max ms");
     Map<String, PlanRecorder.Plan> planOf = new LinkedHashMap<>();
     for (Map.Entry<String, String> p : pages.entrySet()) {
