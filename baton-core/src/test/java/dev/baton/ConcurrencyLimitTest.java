@@ -171,6 +171,112 @@ class ConcurrencyLimitTest {
     }
   }
 
+  /**
+   * A limited claim that carries its node's completions counts the running jobs without them (they
+   * end in the same commit), but only under their own fence: a completion of a job the node lost
+   * (rescued and claimed again under a new fence) frees nothing.
+   */
+  @Test
+  void aClaimCarryingCompletionsFreesTheirShareOnlyUnderTheirOwnFence() {
+    try (Fixture f = new Fixture()) {
+      enqueue(f, QUEUE, 10);
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 2, "test");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      List<ClaimedJob> first = store.claimLimited(f.dataSource(), params("a"));
+      assertThat(first).hasSize(2);
+      ClaimedJob one = first.get(0);
+
+      HolderStore.CompleteAndClaim stale =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.LIMITED,
+              List.of(Finish.completed(one.id(), one.fence() + 1_000)),
+              params("a"));
+      assertThat(stale.completed()).as("written under a fence no longer held").isEmpty();
+      assertThat(stale.claimed()).as("claimed while both still run").isEmpty();
+
+      HolderStore.CompleteAndClaim r =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.LIMITED,
+              List.of(Finish.completed(one.id(), one.fence())),
+              params("a"));
+      assertThat(r.completed()).containsExactly(one.fence());
+      assertThat(r.claimed()).as("the completed job's share, claimed in its commit").hasSize(1);
+      assertThat(f.count(runningOf(QUEUE))).isEqualTo(2);
+    }
+  }
+
+  /** As above, per key: the key of a job completed in the claim has room in that claim. */
+  @Test
+  void aKeyedClaimCarryingCompletionsFreesTheirKeysOnlyUnderTheirOwnFence() {
+    try (Fixture f = new Fixture()) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c1') FROM generate_series(1, 5)");
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      List<ClaimedJob> first = store.claimKeyed(f.dataSource(), params("a"));
+      assertThat(first).hasSize(1);
+      ClaimedJob one = first.get(0);
+
+      HolderStore.CompleteAndClaim stale =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.KEYED,
+              List.of(Finish.completed(one.id(), one.fence() + 1_000)),
+              params("a"));
+      assertThat(stale.claimed()).as("claimed while the key's job still runs").isEmpty();
+
+      HolderStore.CompleteAndClaim r =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.KEYED,
+              List.of(Finish.completed(one.id(), one.fence())),
+              params("a"));
+      assertThat(r.completed()).containsExactly(one.fence());
+      assertThat(r.claimed()).as("the key's next job, claimed in its commit").hasSize(1);
+      assertThat(f.count(runningOf(QUEUE))).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Claimers racing, each completing its jobs of the round before in the statement of its next
+   * claim: never more running than the limit, sampled throughout.
+   */
+  @Test
+  void racingClaimsCarryingCompletionsNeverRunMoreThanTheLimit() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      enqueue(f, QUEUE, 2_000);
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 5, "test");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      AtomicInteger claims = new AtomicInteger();
+      AtomicInteger mostAtOnce = new AtomicInteger();
+      List<List<ClaimedJob>> previous = new ArrayList<>();
+      for (int n = 0; n < CLAIMERS; n++) {
+        previous.add(List.of());
+      }
+      race(
+          30,
+          (n, round, allClaimed) -> {
+            List<Finish> done = new ArrayList<>();
+            for (ClaimedJob j : previous.get(n)) {
+              done.add(Finish.completed(j.id(), j.fence()));
+            }
+            HolderStore.CompleteAndClaim r =
+                store.completeAndClaim(
+                    f.dataSource(), HolderStore.ClaimMode.LIMITED, done, params("n" + n));
+            assertThat(r.completed()).hasSize(done.size());
+            claims.addAndGet(r.claimed().size());
+            previous.set(n, r.claimed());
+            mostAtOnce.accumulateAndGet((int) f.count(runningOf(QUEUE)), Math::max);
+          });
+      assertThat(mostAtOnce.get()).as("most running at once").isEqualTo(5);
+      assertThat(claims.get()).as("claims made while the limit was used").isGreaterThan(30);
+    }
+  }
+
   @Test
   void racingClaimsNeverStartMoreThanTheRateInAWindow() throws Exception {
     try (Fixture f = new Fixture(12)) {

@@ -28,7 +28,7 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 10;
+  public static final int QUEUE_VERSION = 11;
 
   private record Migration(int version, String name) {}
 
@@ -43,7 +43,8 @@ public final class Migrator {
           new Migration(7, "unique"),
           new Migration(8, "backlog_cap"),
           new Migration(9, "limits"),
-          new Migration(10, "workflows"));
+          new Migration(10, "workflows"),
+          new Migration(11, "limits_fold"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;
