@@ -297,6 +297,55 @@ class ConcurrencyLimitTest {
     }
   }
 
+  /**
+   * A rate limit per key: racing claimers start exactly the rate of each key in the window, and a
+   * start recorded without a key (a client of schema version 9 or 10) counts against every key.
+   */
+  @Test
+  void racingClaimsNeverStartMoreThanTheRateOfAKeyInAWindow() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c' || (g % 4))"
+              + " FROM generate_series(1, 400) g");
+      new BatonAdmin(f.dataSource(), f.schema())
+          .limitRatePerKey(QUEUE, "customer", 3, Duration.ofHours(1), "test"); // one window
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      AtomicInteger claims = new AtomicInteger();
+      race(
+          5,
+          (n, round, allClaimed) -> {
+            HolderStore.CompleteAndClaim r =
+                store.completeAndClaim(
+                    f.dataSource(), HolderStore.ClaimMode.KEYED, List.of(), params("n" + n));
+            claims.addAndGet(r.claimed().size());
+            complete(store, f, r.claimed()); // running jobs do not matter to a rate
+          });
+      assertThat(claims.get()).as("starts in the window, 3 of each of 4 keys").isEqualTo(12);
+      assertThat(
+              f.count(
+                  "SELECT count(DISTINCT key) FROM %s.queue_start"
+                      + " WHERE key IN ('c0', 'c1', 'c2', 'c3')"))
+          .isEqualTo(4);
+
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c9') FROM generate_series(1, 5)");
+      f.execute("INSERT INTO %s.queue_start (queue, at) VALUES ('" + QUEUE + "', now())");
+      assertThat(
+              store
+                  .completeAndClaim(
+                      f.dataSource(), HolderStore.ClaimMode.KEYED, List.of(), params("x"))
+                  .claimed())
+          .as("a new key's room, less one start without a key")
+          .hasSize(2);
+      // the plain and the queue-wide claims take nothing from a queue rate-limited per key
+      assertThat(store.claim(f.dataSource(), params("x"))).isEmpty();
+    }
+  }
+
   @Test
   void thePlainClaimTakesNothingFromALimitedQueueNorDoesTheClaimOnEnqueue() {
     try (Fixture f = new Fixture()) {

@@ -37,11 +37,12 @@ public final class HolderStore {
                                         OR q.key_limit IS NOT NULL OR q.rate_limit IS NOT NULL))""";
 
   // Which claim statement a queue's row (alias q) calls for, as ClaimMode names it: 'keyed' with a
-  // limit per key, 'limited' with a limit of the whole queue only, else 'plain'.
+  // limit per key (of concurrency, or of rate: schema version 11), 'limited' with a limit of the
+  // whole queue only, else 'plain'.
   @Fragment
   static final String CLAIM_MODE =
       """
-      CASE WHEN q.key_limit IS NOT NULL THEN 'keyed'
+      CASE WHEN q.key_limit IS NOT NULL OR q.rate_key_field IS NOT NULL THEN 'keyed'
            WHEN q.concurrency_limit IS NOT NULL OR q.rate_limit IS NOT NULL THEN 'limited'
            ELSE 'plain' END""";
 
@@ -105,14 +106,16 @@ public final class HolderStore {
   // The claimed rows ("claimed", CLAIMED's RETURNING) as the answer of a limited claim, after
   // recording their starts for a rate-limited queue (queue_start, schema version 9; one probe of
   // the queue row): the starts that the next claim's rate_room counts.
+  // A start of a queue limited per key in rate records its key (schema version 11).
   @Fragment
   private static final String STARTS_RECORDED =
       """
       started AS (
-        INSERT INTO ${schema}.queue_start (queue, at)
-        SELECT c.queue, now() FROM claimed c
-        WHERE EXISTS (SELECT 1 FROM ${schema}.queue q
-                      WHERE q.name = c.queue AND q.rate_limit IS NOT NULL)
+        INSERT INTO ${schema}.queue_start (queue, at, key)
+        SELECT c.queue, now(),
+               CASE WHEN q.rate_key_field IS NOT NULL
+                    THEN coalesce(c.args::jsonb ->> q.rate_key_field, '') END
+        FROM claimed c JOIN ${schema}.queue q ON q.name = c.queue AND q.rate_limit IS NOT NULL
       )""";
 
   @Fragment
@@ -139,7 +142,8 @@ public final class HolderStore {
           + CLAIMED_AND_STARTS_RECORDED;
 
   // The pick of a keyed claim, after its "room" (claim_room's answer, as "r"): the available jobs
-  // ranked within their key, those whose rank fits their key's room, locked. Binds: queue, limit.
+  // ranked within their key, those whose rank fits their key's room (its concurrency limit less its
+  // running jobs, and its rate less its starts of the period), locked. Binds: queue, limit.
   @Fragment
   private static final String KEYED_PICKED =
       """
@@ -158,6 +162,8 @@ public final class HolderStore {
             SELECT ranked.id FROM ranked, room
             WHERE ranked.rn <= coalesce((room.r ->> 'limit')::int, ranked.rn)
                                - coalesce((room.r -> 'running' ->> ranked.k)::int, 0)
+              AND ranked.rn <= coalesce((room.r ->> 'rate')::int, ranked.rn)
+                               - coalesce((room.r -> 'started' ->> ranked.k)::int, 0)
             ORDER BY ranked.priority, ranked.rn, ranked.scheduled_at, ranked.id
             LIMIT least(?, coalesce((SELECT (r ->> 'admit')::int FROM room), 2147483647))))
           AND j.state = 'available'

@@ -135,6 +135,12 @@ class DocsExamplesTest {
     admin.limitRate("mail", 50, Duration.ofSeconds(1), "ops@example.com"); // 50 starts per second
     admin.removeRateLimit("mail", "ops@example.com");
     // docs:end limits-rate
+
+    // docs:begin limits-rate-per-key
+    // at most 10 starts a minute per customer (args ->> 'customer')
+    admin.limitRatePerKey("mail", "customer", 10, Duration.ofMinutes(1), "ops@example.com");
+    admin.removeRateLimit("mail", "ops@example.com");
+    // docs:end limits-rate-per-key
     dropSchemaBaton(dataSource);
   }
 
