@@ -277,6 +277,43 @@ class ConcurrencyLimitTest {
     }
   }
 
+  /**
+   * A limited queue's node claims again as its jobs end, whoever writes their completions (its
+   * claim, or the completer on its own): the queue drains with no poll to help.
+   */
+  @Test
+  void aLimitedQueueDrainsWithoutAPoll() {
+    try (Fixture f = new Fixture()) {
+      enqueue(f, QUEUE, 300);
+      AtomicInteger ran = new AtomicInteger();
+      AtomicInteger mostAtOnce = new AtomicInteger();
+      AtomicInteger now = new AtomicInteger();
+      f.start(
+          f.config()
+              .queue(QUEUE, 4)
+              .concurrencyLimit(QUEUE, 3)
+              .pollOnly(true) // no NOTIFY: only the node's own wake-ups
+              .pollInterval(Duration.ofHours(1))
+              .build(),
+          b ->
+              b.handler(
+                  CustomerPing.class,
+                  (ctx, a) -> {
+                    mostAtOnce.accumulateAndGet(now.incrementAndGet(), Math::max);
+                    now.decrementAndGet();
+                    ran.incrementAndGet();
+                  }));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  f.count(runningOf(QUEUE)) == 0
+                      && f.count("SELECT count(*) FROM %s.job WHERE state = 'available'") == 0);
+      assertThat(ran.get()).isEqualTo(300);
+      assertThat(mostAtOnce.get()).isLessThanOrEqualTo(3);
+    }
+  }
+
   @Test
   void racingClaimsNeverStartMoreThanTheRateInAWindow() throws Exception {
     try (Fixture f = new Fixture(12)) {
