@@ -292,6 +292,71 @@ class ConcurrencyLimitIT {
   }
 
   /**
+   * A queue limited to 10 starts per second per key (the args' {@code customer}, 5 keys; sliding
+   * window), four worker processes of 16 slots, a backlog far larger than the rate: in the 10 s
+   * from the first start, 500 +- 50 jobs start, and no one-second window of one key, slid over the
+   * recorded start times, holds more than 10.
+   */
+  @Test
+  void aQueueRateLimitedPerKeyNeverStartsMoreThanTheRateOfAKeyInAnyWindow() throws Exception {
+    TestDatabase db = TestDatabase.get();
+    String schema = db.newMigratedSchema();
+    String tag = Long.toString(ProcessHandle.current().pid());
+    List<ChildProcess> children = new ArrayList<>();
+    String started = "SELECT count(*) FROM " + schema + ".job WHERE attempted_at IS NOT NULL";
+    try (HikariDataSource ds = db.dataSource(2)) {
+      new BatonAdmin(ds, schema)
+          .limitRatePerKey(LimitedWorkerMain.QUEUE, "customer", 10, Duration.ofSeconds(1), "test");
+      db.execute(
+          "INSERT INTO "
+              + schema
+              + ".job (queue, kind, args) SELECT '"
+              + LimitedWorkerMain.QUEUE
+              + "', 'work', jsonb_build_object('n', g, 'customer', 'c' || (g % 5))"
+              + " FROM generate_series(1, 3000) g");
+      try {
+        startWorkers(db, schema, "rated-key-", tag, "plain", children);
+        await("a first start")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> db.queryLong(started) > 0);
+        Thread.sleep(11_000); // ten seconds of starts, and one for the last of them to show
+      } finally {
+        for (ChildProcess c : children) {
+          c.send("stop");
+        }
+        for (ChildProcess c : children) {
+          c.close();
+        }
+      }
+    }
+    String job = schema + ".job";
+    long inTen =
+        db.queryLong(
+            "SELECT count(*) FROM "
+                + job
+                + " WHERE attempted_at < (SELECT min(attempted_at) FROM "
+                + job
+                + ") + interval '10 seconds'");
+    long mostOfAKeyInAWindow =
+        db.queryLong(
+            "SELECT max(n) FROM (SELECT (SELECT count(*) FROM "
+                + job
+                + " b WHERE b.args ->> 'customer' = a.args ->> 'customer'"
+                + " AND b.attempted_at >= a.attempted_at"
+                + " AND b.attempted_at < a.attempted_at + interval '1 second') AS n FROM "
+                + job
+                + " a WHERE a.attempted_at IS NOT NULL) w");
+    System.out.printf(
+        "rate 10/s per key, 5 keys, over %d nodes x %d slots: %d starts in the first 10 s, at most"
+            + " %d of a key in any one-second window%n",
+        NODES, SLOTS, inTen, mostOfAKeyInAWindow);
+    assertThat(mostOfAKeyInAWindow)
+        .as("most starts of a key in a one-second window")
+        .isLessThanOrEqualTo(10);
+    assertThat(inTen).as("starts in the first 10 s").isBetween(450L, 550L);
+  }
+
+  /**
    * Starts {@link #NODES} workers named {@code <prefix><i>-<tag>}, in {@code mode}, adding each to
    * {@code out} as it starts (so that a failed start leaves the others to be closed).
    */

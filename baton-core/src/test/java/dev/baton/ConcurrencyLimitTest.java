@@ -171,6 +171,149 @@ class ConcurrencyLimitTest {
     }
   }
 
+  /**
+   * A limited claim that carries its node's completions counts the running jobs without them (they
+   * end in the same commit), but only under their own fence: a completion of a job the node lost
+   * (rescued and claimed again under a new fence) frees nothing.
+   */
+  @Test
+  void aClaimCarryingCompletionsFreesTheirShareOnlyUnderTheirOwnFence() {
+    try (Fixture f = new Fixture()) {
+      enqueue(f, QUEUE, 10);
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 2, "test");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      List<ClaimedJob> first = store.claimLimited(f.dataSource(), params("a"));
+      assertThat(first).hasSize(2);
+      ClaimedJob one = first.get(0);
+
+      HolderStore.CompleteAndClaim stale =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.LIMITED,
+              List.of(Finish.completed(one.id(), one.fence() + 1_000)),
+              params("a"));
+      assertThat(stale.completed()).as("written under a fence no longer held").isEmpty();
+      assertThat(stale.claimed()).as("claimed while both still run").isEmpty();
+
+      HolderStore.CompleteAndClaim r =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.LIMITED,
+              List.of(Finish.completed(one.id(), one.fence())),
+              params("a"));
+      assertThat(r.completed()).containsExactly(one.fence());
+      assertThat(r.claimed()).as("the completed job's share, claimed in its commit").hasSize(1);
+      assertThat(f.count(runningOf(QUEUE))).isEqualTo(2);
+    }
+  }
+
+  /** As above, per key: the key of a job completed in the claim has room in that claim. */
+  @Test
+  void aKeyedClaimCarryingCompletionsFreesTheirKeysOnlyUnderTheirOwnFence() {
+    try (Fixture f = new Fixture()) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c1') FROM generate_series(1, 5)");
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      List<ClaimedJob> first = store.claimKeyed(f.dataSource(), params("a"));
+      assertThat(first).hasSize(1);
+      ClaimedJob one = first.get(0);
+
+      HolderStore.CompleteAndClaim stale =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.KEYED,
+              List.of(Finish.completed(one.id(), one.fence() + 1_000)),
+              params("a"));
+      assertThat(stale.claimed()).as("claimed while the key's job still runs").isEmpty();
+
+      HolderStore.CompleteAndClaim r =
+          store.completeAndClaim(
+              f.dataSource(),
+              HolderStore.ClaimMode.KEYED,
+              List.of(Finish.completed(one.id(), one.fence())),
+              params("a"));
+      assertThat(r.completed()).containsExactly(one.fence());
+      assertThat(r.claimed()).as("the key's next job, claimed in its commit").hasSize(1);
+      assertThat(f.count(runningOf(QUEUE))).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Claimers racing, each completing its jobs of the round before in the statement of its next
+   * claim: never more running than the limit, sampled throughout.
+   */
+  @Test
+  void racingClaimsCarryingCompletionsNeverRunMoreThanTheLimit() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      enqueue(f, QUEUE, 2_000);
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrency(QUEUE, 5, "test");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      AtomicInteger claims = new AtomicInteger();
+      AtomicInteger mostAtOnce = new AtomicInteger();
+      List<List<ClaimedJob>> previous = new ArrayList<>();
+      for (int n = 0; n < CLAIMERS; n++) {
+        previous.add(List.of());
+      }
+      race(
+          30,
+          (n, round, allClaimed) -> {
+            List<Finish> done = new ArrayList<>();
+            for (ClaimedJob j : previous.get(n)) {
+              done.add(Finish.completed(j.id(), j.fence()));
+            }
+            HolderStore.CompleteAndClaim r =
+                store.completeAndClaim(
+                    f.dataSource(), HolderStore.ClaimMode.LIMITED, done, params("n" + n));
+            assertThat(r.completed()).hasSize(done.size());
+            claims.addAndGet(r.claimed().size());
+            previous.set(n, r.claimed());
+            mostAtOnce.accumulateAndGet((int) f.count(runningOf(QUEUE)), Math::max);
+          });
+      assertThat(mostAtOnce.get()).as("most running at once").isEqualTo(5);
+      assertThat(claims.get()).as("claims made while the limit was used").isGreaterThan(30);
+    }
+  }
+
+  /**
+   * A limited queue's node claims again as its jobs end, whoever writes their completions (its
+   * claim, or the completer on its own): the queue drains with no poll to help.
+   */
+  @Test
+  void aLimitedQueueDrainsWithoutAPoll() {
+    try (Fixture f = new Fixture()) {
+      enqueue(f, QUEUE, 300);
+      AtomicInteger ran = new AtomicInteger();
+      AtomicInteger mostAtOnce = new AtomicInteger();
+      AtomicInteger now = new AtomicInteger();
+      f.start(
+          f.config()
+              .queue(QUEUE, 4)
+              .concurrencyLimit(QUEUE, 3)
+              .pollOnly(true) // no NOTIFY: only the node's own wake-ups
+              .pollInterval(Duration.ofHours(1))
+              .build(),
+          b ->
+              b.handler(
+                  CustomerPing.class,
+                  (ctx, a) -> {
+                    mostAtOnce.accumulateAndGet(now.incrementAndGet(), Math::max);
+                    now.decrementAndGet();
+                    ran.incrementAndGet();
+                  }));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  f.count(runningOf(QUEUE)) == 0
+                      && f.count("SELECT count(*) FROM %s.job WHERE state = 'available'") == 0);
+      assertThat(ran.get()).isEqualTo(300);
+      assertThat(mostAtOnce.get()).isLessThanOrEqualTo(3);
+    }
+  }
+
   @Test
   void racingClaimsNeverStartMoreThanTheRateInAWindow() throws Exception {
     try (Fixture f = new Fixture(12)) {
@@ -188,6 +331,55 @@ class ConcurrencyLimitTest {
           });
       assertThat(claims.get()).as("starts in the window").isEqualTo(10);
       assertThat(f.count("SELECT count(*) FROM %s.queue_start")).isEqualTo(10);
+    }
+  }
+
+  /**
+   * A rate limit per key: racing claimers start exactly the rate of each key in the window, and a
+   * start recorded without a key (a client of schema version 9 or 10) counts against every key.
+   */
+  @Test
+  void racingClaimsNeverStartMoreThanTheRateOfAKeyInAWindow() throws Exception {
+    try (Fixture f = new Fixture(12)) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c' || (g % 4))"
+              + " FROM generate_series(1, 400) g");
+      new BatonAdmin(f.dataSource(), f.schema())
+          .limitRatePerKey(QUEUE, "customer", 3, Duration.ofHours(1), "test"); // one window
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      AtomicInteger claims = new AtomicInteger();
+      race(
+          5,
+          (n, round, allClaimed) -> {
+            HolderStore.CompleteAndClaim r =
+                store.completeAndClaim(
+                    f.dataSource(), HolderStore.ClaimMode.KEYED, List.of(), params("n" + n));
+            claims.addAndGet(r.claimed().size());
+            complete(store, f, r.claimed()); // running jobs do not matter to a rate
+          });
+      assertThat(claims.get()).as("starts in the window, 3 of each of 4 keys").isEqualTo(12);
+      assertThat(
+              f.count(
+                  "SELECT count(DISTINCT key) FROM %s.queue_start"
+                      + " WHERE key IN ('c0', 'c1', 'c2', 'c3')"))
+          .isEqualTo(4);
+
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'c9') FROM generate_series(1, 5)");
+      f.execute("INSERT INTO %s.queue_start (queue, at) VALUES ('" + QUEUE + "', now())");
+      assertThat(
+              store
+                  .completeAndClaim(
+                      f.dataSource(), HolderStore.ClaimMode.KEYED, List.of(), params("x"))
+                  .claimed())
+          .as("a new key's room, less one start without a key")
+          .hasSize(2);
+      // the plain and the queue-wide claims take nothing from a queue rate-limited per key
+      assertThat(store.claim(f.dataSource(), params("x"))).isEmpty();
     }
   }
 

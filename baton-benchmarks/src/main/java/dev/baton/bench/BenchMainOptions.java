@@ -183,6 +183,7 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
         b.heartbeat(),
         b.prefetch(),
         b.concurrencyLimit(),
+        b.keyLimit(),
         b.rawArgs());
   }
 

@@ -340,7 +340,7 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
       description = {
         "Limit how many jobs of a queue start across the cluster: at most N in any window of"
             + " PERIOD (a sliding window), on every node without a restart. Jobs over the rate"
-            + " wait (available, no attempt used)."
+            + " wait (available, no attempt used). With --per-key FIELD, at most N per key."
       })
   static final class Rate extends BaseCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue")
@@ -356,19 +356,45 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
         description = "The window, as an ISO-8601 duration (PT1S) or 500ms, 1s, 1m, 1h")
     String period;
 
-    @Option(names = "--remove", description = "Remove the queue's rate limit")
+    @Option(names = "--remove", description = "Remove the queue's rate limit (per key as well)")
     boolean remove;
+
+    @Option(
+        names = "--per-key",
+        paramLabel = "FIELD",
+        description =
+            "The rate holds per key, the text of the args field FIELD (a job without it has the"
+                + " key \"\"), instead of the queue as a whole")
+    String perKey;
 
     @Override
     public Integer call() {
       BatonAdmin admin = root().admin();
       if (remove) {
+        if (perKey != null) {
+          throw new UsageException("queues rate: --remove takes no --per-key");
+        }
         admin.removeRateLimit(queue, Database.operatorId());
         out().println("queue " + queue + " has no rate limit now");
         return BatonCli.OK;
       }
       if (limit == null || period == null) {
         throw new UsageException("queues rate: give N and PERIOD, or --remove");
+      }
+      if (perKey != null) {
+        admin.limitRatePerKey(queue, perKey, limit, duration(period), Database.operatorId());
+        out()
+            .println(
+                "queue "
+                    + queue
+                    + " limited to "
+                    + limit
+                    + " starts per "
+                    + period
+                    + " per key (args field "
+                    + perKey
+                    + ")");
+        return BatonCli.OK;
       }
       admin.limitRate(queue, limit, duration(period), Database.operatorId());
       out().println("queue " + queue + " limited to " + limit + " starts per " + period);

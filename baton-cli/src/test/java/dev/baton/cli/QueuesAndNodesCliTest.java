@@ -157,6 +157,19 @@ class QueuesAndNodesCliTest {
     assertThat(mailJson.has("concurrency_limit")).isFalse();
     assertThat(cli.run("queues", "rate", "mail", "--remove").out())
         .isEqualTo("queue mail has no rate limit now\n");
+    CliRunner.Result rateKeyed =
+        cli.run("queues", "rate", "mail", "5", "1m", "--per-key", "customer");
+    assertThat(rateKeyed.exitCode()).as(rateKeyed.err()).isZero();
+    assertThat(rateKeyed.out())
+        .isEqualTo("queue mail limited to 5 starts per 1m per key (args field customer)\n");
+    assertThat(
+            cli.db.queryLong(
+                "SELECT count(*) FROM "
+                    + cli.schema
+                    + ".queue WHERE name = 'mail' AND rate_key_field = 'customer'"))
+        .isEqualTo(1);
+    assertThat(cli.run("queues", "rate", "mail", "--remove").out())
+        .isEqualTo("queue mail has no rate limit now\n");
     CliRunner.Result badPeriod = cli.run("queues", "rate", "mail", "50", "soon");
     assertThat(badPeriod.exitCode()).isEqualTo(BatonCli.USAGE);
     assertThat(badPeriod.err()).contains("PERIOD").contains("soon");

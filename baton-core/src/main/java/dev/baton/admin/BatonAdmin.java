@@ -422,6 +422,49 @@ public final class BatonAdmin {
    */
   public void limitRate(String queue, int limit, Duration period, String by) {
     QueueConfig.requireValidName(queue);
+    requireValidRate(queue, limit, period);
+    cluster.limitRate(dataSource, queue, limit, (int) period.toMillis(), null);
+    log.info(
+        "queue {} limited to {} starts per {} across the cluster by {}", queue, limit, period, by);
+  }
+
+  /**
+   * Limits how many jobs of {@code queue} start per key across the cluster: at most {@code limit}
+   * jobs of each key (the text of the args' top-level field {@code argsField}; a job without it has
+   * the key {@code ""}) in any window of {@code period}, a sliding window over the recorded start
+   * times as {@link #limitRate} has, counted per key. Replaces a rate limit of the whole queue
+   * ({@link #limitRate} replaces this one). A queue limited per key in concurrency as well must use
+   * the same field for both. Jobs of a key over its rate wait, without using an attempt, while jobs
+   * of other keys go past them; keys take turns as under a concurrency limit per key.
+   *
+   * @param queue the queue
+   * @param argsField the args field whose value is the key, 1-128 characters
+   * @param limit starts per key per period, 1..1,000,000
+   * @param period the window, 1 ms..1 day
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if a value is out of range
+   * @throws dev.baton.BatonException if the queue is limited per key in concurrency on another
+   *     field
+   */
+  public void limitRatePerKey(
+      String queue, String argsField, int limit, Duration period, String by) {
+    QueueConfig.requireValidName(queue);
+    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+      throw new InvalidConfigException(
+          "rate key field of queue \"" + queue + "\"", "1-128 characters", argsField);
+    }
+    requireValidRate(queue, limit, period);
+    cluster.limitRate(dataSource, queue, limit, (int) period.toMillis(), argsField);
+    log.info(
+        "queue {} limited to {} starts per {} per key (args field {}) across the cluster by {}",
+        queue,
+        limit,
+        period,
+        argsField,
+        by);
+  }
+
+  private static void requireValidRate(String queue, int limit, Duration period) {
     if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
       throw new InvalidConfigException(
           "rate limit of queue \"" + queue + "\"", "1..1000000", limit);
@@ -430,13 +473,11 @@ public final class BatonAdmin {
       throw new InvalidConfigException(
           "rate limit period of queue \"" + queue + "\"", "1 ms..1 day", period);
     }
-    cluster.limitRate(dataSource, queue, limit, (int) period.toMillis());
-    log.info(
-        "queue {} limited to {} starts per {} across the cluster by {}", queue, limit, period, by);
   }
 
   /**
-   * Removes {@code queue}'s rate limit. Removing a limit that is not set does nothing.
+   * Removes {@code queue}'s rate limit, of the whole queue or per key. Removing a limit that is not
+   * set does nothing.
    *
    * @param queue the queue
    * @param by who removed it, for the log
@@ -444,7 +485,7 @@ public final class BatonAdmin {
    */
   public void removeRateLimit(String queue, String by) {
     QueueConfig.requireValidName(queue);
-    cluster.limitRate(dataSource, queue, null, null);
+    cluster.limitRate(dataSource, queue, null, null, null);
     log.info("queue {}: rate limit removed by {}", queue, by);
   }
 

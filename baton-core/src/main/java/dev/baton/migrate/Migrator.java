@@ -44,6 +44,7 @@ public final class Migrator {
           new Migration(8, "backlog_cap"),
           new Migration(9, "limits"),
           new Migration(10, "workflows"),
+          new Migration(11, "limits_fold"),
           new Migration(12, "history"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 

@@ -12,6 +12,13 @@ public final class BenchJobs {
   public record Noop(int i) implements JobArgs {}
 
   /**
+   * A no-op job of the drain benchmark with a key ({@code --keys}): {@code k} is the field a limit
+   * per key reads ({@link BenchOptions.KeyLimit#FIELD}).
+   */
+  @JobKind("bench_noop_keyed")
+  public record KeyedNoop(int i, String k) implements JobArgs {}
+
+  /**
    * A job of the latency benchmark: {@code enqueuedNanos} is {@link System#nanoTime()} taken just
    * before the enqueue call, in this JVM; {@code phase} says which measurement it belongs to.
    */

@@ -9,8 +9,9 @@ import java.util.Set;
 /**
  * The options of {@code baton bench}: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R]
  * [--warmup N] [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL]
- * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N] [--concurrency-limit N]}, for
- * the commands {@code drain}, {@code latency}, {@code enqueue} and {@code all}.
+ * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N] [--concurrency-limit N]
+ * [--key-limit N --keys K]}, for the commands {@code drain}, {@code latency}, {@code enqueue} and
+ * {@code all}.
  *
  * <p>Defaults depend on the command (see {@link Bench}); a value left unset is null here. Public
  * for the benchmarks module, which runs its own measurements with these options and reads them,
@@ -32,7 +33,17 @@ public record BenchOptions(
     Duration heartbeat,
     Integer prefetch,
     Integer concurrencyLimit,
+    KeyLimit keyLimit,
     List<String> rawArgs) {
+
+  /**
+   * A limit per key on the worked queue: the drain's jobs carry one of {@code keys} keys in their
+   * args field {@link #FIELD}, and at most {@code limit} jobs of a key run at once.
+   */
+  public record KeyLimit(int limit, int keys) {
+    /** The args field the drain's keyed jobs carry their key in. */
+    public static final String FIELD = "k";
+  }
 
   /** Workers (the queue's concurrency) when none is given. */
   public static final int DEFAULT_WORKERS = 64;
@@ -85,6 +96,9 @@ public record BenchOptions(
                                 has a backlog (BatonConfig prefetch; default: adaptive)
           --concurrency-limit N the worked queue's cluster-wide concurrency limit
                                 (BatonConfig concurrencyLimit; default: none)
+          --key-limit N         drain: at most N jobs of a key running at once, cluster-wide
+                                (BatonAdmin limitConcurrencyPerKey; needs --keys)
+          --keys K              drain: the jobs carry one of K keys (default: no key)
           --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
                                 a third of the 30 s lease)
           --keep-schemas        keep the bench_* schemas (default: dropped at exit)
@@ -148,6 +162,8 @@ public record BenchOptions(
     private Duration heartbeat = null;
     private Integer prefetch = null;
     private Integer concurrencyLimit = null;
+    private Integer keyLimit = null;
+    private Integer keys = null;
 
     /** No option read yet: every value its default. */
     public Parser() {}
@@ -184,12 +200,18 @@ public record BenchOptions(
         case "--heartbeat-ms" -> heartbeat = Duration.ofMillis(positive(name, value));
         case "--prefetch" -> prefetch = nonNegative(name, value);
         case "--concurrency-limit" -> concurrencyLimit = positive(name, value);
+        case "--key-limit" -> keyLimit = positive(name, value);
+        case "--keys" -> keys = positive(name, value);
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
     }
 
     /** The options of {@code command}, given on the command line as {@code rawArgs}. */
     public BenchOptions build(String command, List<String> rawArgs) {
+      if (keyLimit != null && keys == null) {
+        throw new IllegalArgumentException(
+            "--key-limit needs --keys K, the number of keys the drain's jobs carry");
+      }
       return new BenchOptions(
           command,
           jobs,
@@ -206,6 +228,7 @@ public record BenchOptions(
           heartbeat,
           prefetch,
           concurrencyLimit,
+          keys == null ? null : new KeyLimit(keyLimit == null ? 0 : keyLimit, keys),
           rawArgs);
     }
   }
@@ -228,6 +251,7 @@ public record BenchOptions(
         heartbeat,
         prefetch,
         concurrencyLimit,
+        keyLimit,
         rawArgs);
   }
 

@@ -5,6 +5,7 @@ import dev.baton.Baton;
 import dev.baton.BatonConfig;
 import dev.baton.Counters;
 import dev.baton.JobRequest;
+import dev.baton.admin.BatonAdmin;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -60,6 +61,11 @@ public final class DrainBench {
     try (HikariDataSource ds = db.pool("baton-bench", opts.poolSize());
         Connection mon = db.connect()) {
       String schema = db.newMigratedSchema(ds, "drain_" + n);
+      BenchOptions.KeyLimit keyed = opts.keyLimit();
+      if (keyed != null && keyed.limit() > 0) {
+        new BatonAdmin(ds, schema)
+            .limitConcurrencyPerKey("default", BenchOptions.KeyLimit.FIELD, keyed.limit(), "bench");
+      }
       if (warm > 0) {
         Result w = drain(ds, mon, schema, warm, label + " warm-up", trace);
         System.err.printf(
@@ -144,14 +150,23 @@ public final class DrainBench {
     // enqueueMany calls, not building the requests.
     Baton enqueueOnly =
         Baton.builder(ds)
-            .config(BatonConfig.builder().schema(schema).knownKinds(BenchJobs.Noop.class).build())
+            .config(
+                BatonConfig.builder()
+                    .schema(schema)
+                    .knownKinds(BenchJobs.Noop.class, BenchJobs.KeyedNoop.class)
+                    .build())
             .build();
     List<List<JobRequest>> chunks = new ArrayList<>();
     for (int from = 0; from < n; from += opts.bulk()) {
       int to = Math.min(n, from + opts.bulk());
       List<JobRequest> chunk = new ArrayList<>(to - from);
       for (int i = from; i < to; i++) {
-        chunk.add(JobRequest.of(new BenchJobs.Noop(i)));
+        BenchOptions.KeyLimit keyed = opts.keyLimit();
+        chunk.add(
+            JobRequest.of(
+                keyed == null
+                    ? new BenchJobs.Noop(i)
+                    : new BenchJobs.KeyedNoop(i, "k" + (i % keyed.keys()))));
       }
       chunks.add(chunk);
     }
@@ -170,18 +185,19 @@ public final class DrainBench {
     AtomicLong seen = new AtomicLong();
     AtomicLong first = new AtomicLong();
     CountDownLatch all = new CountDownLatch(1);
+    Runnable ran =
+        () -> {
+          long now = System.nanoTime();
+          first.compareAndSet(0, now);
+          if (seen.incrementAndGet() == n) {
+            all.countDown();
+          }
+        };
     Baton worker =
         Baton.builder(trace != null ? trace.wrap(ds) : ds)
             .config(opts.workerConfig(schema))
-            .handler(
-                BenchJobs.Noop.class,
-                (ctx, args) -> {
-                  long now = System.nanoTime();
-                  first.compareAndSet(0, now);
-                  if (seen.incrementAndGet() == n) {
-                    all.countDown();
-                  }
-                })
+            .handler(BenchJobs.Noop.class, (ctx, args) -> ran.run())
+            .handler(BenchJobs.KeyedNoop.class, (ctx, args) -> ran.run())
             .build();
     Progress progress = new Progress(label, n, seen, worker, trace);
     try {

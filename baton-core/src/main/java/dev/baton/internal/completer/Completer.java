@@ -48,6 +48,10 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
   // At most a second between retries, so finishes are written soon after the database is back.
   private static final Duration RETRY_BACKOFF_MAX = Duration.ofSeconds(1);
   private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  // How long a completion of a limited queue's job waits for its producer's next claim to carry
+  // it. That claim comes at once unless the producer is failing: written apart, the completion
+  // would cost the queue a commit of its own while its claims take turns on its row.
+  private static final long LIMITED_HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /**
    * A finish waiting to be written, with the counter to bump once it is; {@code retried} when an
@@ -76,6 +80,12 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
   private volatile boolean stopping;
   private volatile dev.baton.internal.Outage outage = new dev.baton.internal.Outage();
   private volatile boolean idle; // the thread is (about to be) parked: a submit must unpark it
+  // Run after the thread wrote finishes on its own (not taken into a claim): a limited queue's
+  // producer claims again, since those jobs no longer count toward its limit.
+  private volatile Runnable afterOwnWrite = () -> {};
+  // Whether a queue's producer claims again at each of its jobs' ends (a queue with a cluster-wide
+  // limit): its completions wait up to LIMITED_HOLD for that claim to carry them.
+  private volatile java.util.function.Predicate<String> claimsAtEachEnd = q -> false;
 
   /**
    * How a completer batches.
@@ -116,6 +126,32 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
     return this;
   }
 
+  /**
+   * Runs {@code r} after each batch this completer's thread writes on its own (finishes no producer
+   * took into a claim); call before {@link #start()}. Returns this.
+   */
+  public Completer afterOwnWrite(Runnable r) {
+    this.afterOwnWrite = r;
+    return this;
+  }
+
+  /**
+   * Says which queues' producers claim again at each of their jobs' ends, carrying the completions
+   * waiting (queues with a cluster-wide limit): their completions wait longer than the flush delay
+   * for that claim. Safe from any thread. Returns this.
+   */
+  public Completer claimsAtEachEnd(java.util.function.Predicate<String> queues) {
+    this.claimsAtEachEnd = queues;
+    return this;
+  }
+
+  /** How long completion {@code p} waits for a producer's claim to carry it. */
+  private long delayOf(Pending p) {
+    return claimsAtEachEnd.test(p.job().job().queue())
+        ? Math.max(flushDelayNanos, LIMITED_HOLD_NANOS)
+        : flushDelayNanos;
+  }
+
   /** Starts the writer thread. */
   @Override
   public void start() {
@@ -148,25 +184,6 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
     List<Pending> out = new ArrayList<>(Math.min(max, completions.size()));
     completions.drainTo(out, max);
     return out;
-  }
-
-  /**
-   * Writes completions a producer took, in a statement of their own, and settles them; if the
-   * statement fails they are given back ({@link #requeue}) and its exception is rethrown. For a
-   * producer whose next claim must see them written (a queue with a cluster-wide limit).
-   */
-  public void writeTaken(List<Pending> pending) {
-    if (pending.isEmpty()) {
-      return;
-    }
-    Set<Long> written;
-    try {
-      written = writeFinishes(pending);
-    } catch (RuntimeException e) {
-      requeue(pending);
-      throw e;
-    }
-    settle(pending, written);
   }
 
   /**
@@ -226,6 +243,7 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
           continue;
         }
         write(batch);
+        afterOwnWrite.run();
         outage.answered();
         backoffMillis = 50;
       } catch (RuntimeException e) {
@@ -339,7 +357,7 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
     if (head != null
         && (stopping
             || completions.size() >= batchSize
-            || System.nanoTime() - head.queuedAtNanos() >= flushDelayNanos)) {
+            || System.nanoTime() - head.queuedAtNanos() >= delayOf(head))) {
       completions.drainTo(batch, batchSize - batch.size());
     }
   }
@@ -349,7 +367,7 @@ public final class Completer implements FinishQueue, dev.baton.internal.Service 
     if (head == null) {
       return IDLE_PARK_NANOS;
     }
-    long due = head.queuedAtNanos() + flushDelayNanos - System.nanoTime();
+    long due = head.queuedAtNanos() + delayOf(head) - System.nanoTime();
     return Math.max(10_000, Math.min(due, IDLE_PARK_NANOS));
   }
 

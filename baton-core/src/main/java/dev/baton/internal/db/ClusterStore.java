@@ -223,14 +223,17 @@ public final class ClusterStore {
           + LIMITED_ANSWER;
 
   // Sets or removes (NULLs) a queue's rate limit: at most rate_limit starts in any window of
-  // rate_period_ms. Announced as LIMIT_CONCURRENCY's. Binds: queue, limit, period ms, ctl, ins.
+  // rate_period_ms, per value of args ->> rate_key_field when that is set (schema version 11), else
+  // of the queue as a whole. Announced as LIMIT_CONCURRENCY's. Binds: queue, limit, period ms,
+  // field, ctl, ins.
   private static final String LIMIT_RATE =
       """
       WITH up AS (
-        INSERT INTO ${schema}.queue AS q (name, rate_limit, rate_period_ms) VALUES (?, ?::int, ?::int)
+        INSERT INTO ${schema}.queue AS q (name, rate_limit, rate_period_ms, rate_key_field)
+        VALUES (?, ?::int, ?::int, ?)
         ON CONFLICT (name) DO UPDATE
         SET rate_limit = excluded.rate_limit, rate_period_ms = excluded.rate_period_ms,
-            updated_at = now()
+            rate_key_field = excluded.rate_key_field, updated_at = now()
         RETURNING q.name,
       """
           + HolderStore.CLAIM_MODE
@@ -623,12 +626,20 @@ public final class ClusterStore {
   }
 
   /**
-   * Sets {@code queue}'s rate limit to {@code limit} starts per {@code periodMillis}, or removes it
-   * when both are null.
+   * Sets {@code queue}'s rate limit to {@code limit} starts per {@code periodMillis}, per key (the
+   * value of {@code args ->> keyField}) unless {@code keyField} is null; removes it when all are
+   * null.
    */
-  public void limitRate(DataSource ds, String queue, Integer limit, Integer periodMillis) {
+  public void limitRate(
+      DataSource ds, String queue, Integer limit, Integer periodMillis, String keyField) {
     setLimit(
-        ds, "cannot set the rate limit of queue " + queue, limitRate, queue, limit, periodMillis);
+        ds,
+        "cannot set the rate limit of queue " + queue,
+        limitRate,
+        queue,
+        limit,
+        periodMillis,
+        keyField);
   }
 
   /**

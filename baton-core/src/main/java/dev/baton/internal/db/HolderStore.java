@@ -37,11 +37,12 @@ public final class HolderStore {
                                         OR q.key_limit IS NOT NULL OR q.rate_limit IS NOT NULL))""";
 
   // Which claim statement a queue's row (alias q) calls for, as ClaimMode names it: 'keyed' with a
-  // limit per key, 'limited' with a limit of the whole queue only, else 'plain'.
+  // limit per key (of concurrency, or of rate: schema version 11), 'limited' with a limit of the
+  // whole queue only, else 'plain'.
   @Fragment
   static final String CLAIM_MODE =
       """
-      CASE WHEN q.key_limit IS NOT NULL THEN 'keyed'
+      CASE WHEN q.key_limit IS NOT NULL OR q.rate_key_field IS NOT NULL THEN 'keyed'
            WHEN q.concurrency_limit IS NOT NULL OR q.rate_limit IS NOT NULL THEN 'limited'
            ELSE 'plain' END""";
 
@@ -105,20 +106,21 @@ public final class HolderStore {
   // The claimed rows ("claimed", CLAIMED's RETURNING) as the answer of a limited claim, after
   // recording their starts for a rate-limited queue (queue_start, schema version 9; one probe of
   // the queue row): the starts that the next claim's rate_room counts.
+  // A start of a queue limited per key in rate records its key (schema version 11).
+  @Fragment
+  private static final String STARTS_RECORDED =
+      """
+      started AS (
+        INSERT INTO ${schema}.queue_start (queue, at, key)
+        SELECT c.queue, now(),
+               CASE WHEN q.rate_key_field IS NOT NULL
+                    THEN coalesce(c.args::jsonb ->> q.rate_key_field, '') END
+        FROM claimed c JOIN ${schema}.queue q ON q.name = c.queue AND q.rate_limit IS NOT NULL
+      )""";
+
   @Fragment
   private static final String CLAIMED_AND_STARTS_RECORDED =
-      "claimed AS (\n"
-          + CLAIMED
-          + """
-
-      ),
-      started AS (
-        INSERT INTO ${schema}.queue_start (queue, at)
-        SELECT c.queue, now() FROM claimed c
-        WHERE EXISTS (SELECT 1 FROM ${schema}.queue q
-                      WHERE q.name = c.queue AND q.rate_limit IS NOT NULL)
-      )
-      SELECT * FROM claimed""";
+      "claimed AS (\n" + CLAIMED + "\n),\n" + STARTS_RECORDED + "\nSELECT * FROM claimed";
 
   // Claims, in one autocommit statement. Binds: PICKED's, then CLAIMED's.
   private static final String CLAIM = "WITH " + PICKED + "\n" + CLAIMED;
@@ -139,20 +141,12 @@ public final class HolderStore {
           + "\n  LIMIT ${schema}.claim_admits(?, ?)\n  FOR UPDATE SKIP LOCKED\n),\n"
           + CLAIMED_AND_STARTS_RECORDED;
 
-  // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue):
-  // claim_room (schema version 9) locks the queue's row until this statement commits, as
-  // claim_admits does, and says what the limits leave: per key (args ->> its field), the per-key
-  // limit less the key's running jobs; in all, the queue-wide limit less its running jobs. The
-  // available jobs are ranked within their key in claim order ("ranked"), and only those whose
-  // rank fits their key's room are candidates, up to the queue's room and the free slots; they
-  // are locked with SKIP LOCKED (a job claimed meanwhile fails the state check and is skipped).
-  // Candidates are taken by priority, then by their rank in their key, so that the keys take turns
-  // (fair share): a key with a long backlog does not hold up a key enqueued after it. Reads every
-  // available job of the queue: the cost grows with its backlog.
-  // Binds: queue, queue, limit (as PICKED's), then CLAIMED's.
-  private static final String CLAIM_KEYED =
+  // The pick of a keyed claim, after its "room" (claim_room's answer, as "r"): the available jobs
+  // ranked within their key, those whose rank fits their key's room (its concurrency limit less its
+  // running jobs, and its rate less its starts of the period), locked. Binds: queue, limit.
+  @Fragment
+  private static final String KEYED_PICKED =
       """
-      WITH room AS MATERIALIZED (SELECT ${schema}.claim_room(?) AS r),
       ranked AS (
         SELECT j.id, j.priority, j.scheduled_at,
                coalesce(j.args ->> (SELECT r ->> 'field' FROM room), '') AS k,
@@ -168,12 +162,30 @@ public final class HolderStore {
             SELECT ranked.id FROM ranked, room
             WHERE ranked.rn <= coalesce((room.r ->> 'limit')::int, ranked.rn)
                                - coalesce((room.r -> 'running' ->> ranked.k)::int, 0)
+              AND ranked.rn <= coalesce((room.r ->> 'rate')::int, ranked.rn)
+                               - coalesce((room.r -> 'started' ->> ranked.k)::int, 0)
             ORDER BY ranked.priority, ranked.rn, ranked.scheduled_at, ranked.id
             LIMIT least(?, coalesce((SELECT (r ->> 'admit')::int FROM room), 2147483647))))
           AND j.state = 'available'
       """
           + IN_CLAIM_ORDER
-          + "\n  FOR UPDATE SKIP LOCKED\n),\n"
+          + "\n  FOR UPDATE SKIP LOCKED\n)";
+
+  // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue):
+  // claim_room (schema version 9) locks the queue's row until this statement commits, as
+  // claim_admits does, and says what the limits leave: per key (args ->> its field), the per-key
+  // limit less the key's running jobs; in all, the queue-wide limit less its running jobs. The
+  // available jobs are ranked within their key in claim order ("ranked"), and only those whose
+  // rank fits their key's room are candidates, up to the queue's room and the free slots; they
+  // are locked with SKIP LOCKED (a job claimed meanwhile fails the state check and is skipped).
+  // Candidates are taken by priority, then by their rank in their key, so that the keys take turns
+  // (fair share): a key with a long backlog does not hold up a key enqueued after it. Reads every
+  // available job of the queue: the cost grows with its backlog.
+  // Binds: queue, queue, limit (as PICKED's), then CLAIMED's.
+  private static final String CLAIM_KEYED =
+      "WITH room AS MATERIALIZED (SELECT ${schema}.claim_room(?) AS r),\n"
+          + KEYED_PICKED
+          + ",\n"
           + CLAIMED_AND_STARTS_RECORDED;
 
   /** Which claim statement a queue calls for. */
@@ -326,6 +338,77 @@ public final class HolderStore {
   // COMPLETE_AND_CLAIM when completed jobs are not kept (completedRetention zero): the held rows
   // are deleted and counted (DELETE_HELD). Binds: as COMPLETE_AND_CLAIM.
   private static final String COMPLETE_AND_CLAIM_DELETING = DELETE_HELD + ",\n" + THEN_CLAIM;
+
+  // The (id, fence) pairs of "f" as the two arrays claim_admits and claim_room (schema version 11)
+  // take, to leave out of their count of running jobs: the jobs this statement completes.
+  @Fragment
+  private static final String ENDING_PAIRS =
+      "(SELECT array_agg(f.id) FROM f), (SELECT array_agg(f.fence) FROM f)";
+
+  // The limited claim as the last CTEs of a statement that completes first ("done", from the pairs
+  // "f"), and its answer (as COMPLETE_AND_CLAIM's). claim_admits leaves the pairs out of its count
+  // of running jobs: they end in this statement, which commits them with the claim. Binds: queue,
+  // queue, limit (as CLAIM_LIMITED's), then CLAIMED's.
+  @Fragment
+  private static final String THEN_CLAIM_LIMITED =
+      "picked AS MATERIALIZED (\n"
+          + AVAILABLE_OF_QUEUE
+          + "\n"
+          + IN_CLAIM_ORDER
+          + "\n  LIMIT ${schema}.claim_admits(?, ?, "
+          + ENDING_PAIRS
+          + ")\n  FOR UPDATE SKIP LOCKED\n),\nclaimed AS (\n"
+          + CLAIMED
+          + "\n),\n"
+          + STARTS_RECORDED
+          + "\n"
+          + COMPLETE_AND_CLAIM_ANSWER;
+
+  // The keyed claim as the last CTEs of a statement that completes first, as THEN_CLAIM_LIMITED.
+  // Binds: queue, queue, limit (as CLAIM_KEYED's), then CLAIMED's.
+  @Fragment
+  private static final String THEN_CLAIM_KEYED =
+      "room AS MATERIALIZED (SELECT ${schema}.claim_room(?, "
+          + ENDING_PAIRS
+          + ") AS r),\n"
+          + KEYED_PICKED
+          + ",\nclaimed AS (\n"
+          + CLAIMED
+          + "\n),\n"
+          + STARTS_RECORDED
+          + "\n"
+          + COMPLETE_AND_CLAIM_ANSWER;
+
+  // The claim of a limited queue carrying the node's completions, in one statement and one commit:
+  // COMPLETE_AND_CLAIM with CLAIM_LIMITED's pick, whose count of running jobs leaves out the jobs
+  // completed here (else they would hold their share of the limit until the next claim). With no
+  // completions it is CLAIM_LIMITED with another answer. Binds: ids, fences, then
+  // THEN_CLAIM_LIMITED's.
+  private static final String COMPLETE_AND_CLAIM_LIMITED =
+      "WITH "
+          + LOCK_HELD
+          + ",\ndone AS (\n"
+          + COMPLETE_LOCKED
+          + "\nRETURNING j.id, j.fence\n),\n"
+          + THEN_CLAIM_LIMITED;
+
+  // COMPLETE_AND_CLAIM_LIMITED when completed jobs are not kept. Binds: as it.
+  private static final String COMPLETE_AND_CLAIM_LIMITED_DELETING =
+      DELETE_HELD + ",\n" + THEN_CLAIM_LIMITED;
+
+  // The keyed claim carrying the node's completions, as COMPLETE_AND_CLAIM_LIMITED. Binds: ids,
+  // fences, then THEN_CLAIM_KEYED's.
+  private static final String COMPLETE_AND_CLAIM_KEYED =
+      "WITH "
+          + LOCK_HELD
+          + ",\ndone AS (\n"
+          + COMPLETE_LOCKED
+          + "\nRETURNING j.id, j.fence\n),\n"
+          + THEN_CLAIM_KEYED;
+
+  // COMPLETE_AND_CLAIM_KEYED when completed jobs are not kept. Binds: as it.
+  private static final String COMPLETE_AND_CLAIM_KEYED_DELETING =
+      DELETE_HELD + ",\n" + THEN_CLAIM_KEYED;
 
   // Plain completions of many jobs in one statement, each only if still held: a row that another
   // holder claimed since, or that was rescued or cancelled, is not touched. Returns the fence each
@@ -531,6 +614,8 @@ public final class HolderStore {
   private final String claimLimited;
   private final String claimKeyed;
   private final String completeAndClaim;
+  private final String completeAndClaimLimited;
+  private final String completeAndClaimKeyed;
   private final String completeManyIfHeld;
   private final String finishManyIfHeld;
   private final String finishManyKeeping;
@@ -559,6 +644,10 @@ public final class HolderStore {
     this.claimKeyed = schema.expand(CLAIM_KEYED);
     this.completeAndClaim =
         schema.expand(delete ? COMPLETE_AND_CLAIM_DELETING : COMPLETE_AND_CLAIM);
+    this.completeAndClaimLimited =
+        schema.expand(delete ? COMPLETE_AND_CLAIM_LIMITED_DELETING : COMPLETE_AND_CLAIM_LIMITED);
+    this.completeAndClaimKeyed =
+        schema.expand(delete ? COMPLETE_AND_CLAIM_KEYED_DELETING : COMPLETE_AND_CLAIM_KEYED);
     this.completeManyIfHeld = schema.expand(delete ? DELETE_MANY_IF_HELD : COMPLETE_MANY_IF_HELD);
     this.finishManyIfHeld =
         schema.expand(delete ? FINISH_MANY_IF_HELD_DELETING : FINISH_MANY_IF_HELD);
@@ -676,6 +765,29 @@ public final class HolderStore {
    * {@code p.limit()} jobs of one queue, in one autocommit statement.
    */
   public CompleteAndClaim completeAndClaim(DataSource ds, List<Finish> completions, ClaimParams p) {
+    return completeAndClaimWith(completeAndClaim, ds, completions, p);
+  }
+
+  /**
+   * Completes {@code completions} as {@link #completeAndClaim} does and claims as the claim of
+   * {@code mode} does ({@link #claimLimited} or {@link #claimKeyed}), in one autocommit statement
+   * whose count of running jobs leaves out the jobs it completes: a limited queue's claim that
+   * carries its node's completions, so that they free their share of the limit in the same commit.
+   * A plain mode claims with {@link #completeAndClaim}.
+   */
+  public CompleteAndClaim completeAndClaim(
+      DataSource ds, ClaimMode mode, List<Finish> completions, ClaimParams p) {
+    String sql =
+        switch (mode) {
+          case PLAIN -> completeAndClaim;
+          case LIMITED -> completeAndClaimLimited;
+          case KEYED -> completeAndClaimKeyed;
+        };
+    return completeAndClaimWith(sql, ds, completions, p);
+  }
+
+  private CompleteAndClaim completeAndClaimWith(
+      String sql, DataSource ds, List<Finish> completions, ClaimParams p) {
     Long[] ids = new Long[completions.size()];
     Long[] fences = new Long[completions.size()];
     for (int i = 0; i < ids.length; i++) {
@@ -686,7 +798,7 @@ public final class HolderStore {
         ds,
         "cannot complete " + ids.length + " jobs and claim jobs (queue=" + p.queue() + ")",
         c -> {
-          try (PreparedStatement ps = c.prepareStatement(completeAndClaim)) {
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setArray(1, c.createArrayOf("int8", ids));
             ps.setArray(2, c.createArrayOf("int8", fences));
             bindClaim(c, ps, 3, p);

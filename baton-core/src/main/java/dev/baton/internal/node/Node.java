@@ -210,6 +210,14 @@ public final class Node {
         }
         producers.put(q.name(), p);
       }
+      List<Producer> all = List.copyOf(producers.values());
+      completer
+          .afterOwnWrite(() -> all.forEach(Producer::wakeIfLimited))
+          .claimsAtEachEnd(
+              queue -> {
+                Producer p = producers.get(queue);
+                return p != null && p.limited();
+              });
       PollStore pollStore = new PollStore(schema);
       seedClaimModes(pollStore);
       poller =

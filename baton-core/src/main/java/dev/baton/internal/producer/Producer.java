@@ -230,8 +230,21 @@ public final class Producer implements dev.baton.internal.Service {
     this.mode = mode;
   }
 
-  private boolean limited() {
+  /** Whether the queue has a cluster-wide limit, as this node last heard. */
+  public boolean limited() {
     return mode != HolderStore.ClaimMode.PLAIN;
+  }
+
+  /**
+   * Asks for a claim now if the queue has a cluster-wide limit: jobs of this node ended and their
+   * completions were written apart from a claim, so they no longer hold a share of the limit. A
+   * claim that ran while they were being written saw them running and may have taken fewer than the
+   * slots free. Cheap; safe from any thread.
+   */
+  public void wakeIfLimited() {
+    if (limited()) {
+      wake();
+    }
   }
 
   /** Asks for a claim now (there may be new jobs). Cheap; safe from any thread. */
@@ -528,6 +541,9 @@ public final class Producer implements dev.baton.internal.Service {
       // Set before reading the count, so a slot freed right after the read still wakes us.
       slotsWereFull = true;
       startBufferedIntoFreeSlots();
+      if (limited()) {
+        awaitRunningJobsEnd();
+      }
       int free = settings.concurrency() - inFlight.get();
       int depth = depth();
       int ahead = backlogged ? depth - buffered.get() : 0;
@@ -537,7 +553,10 @@ public final class Producer implements dev.baton.internal.Service {
       int asked = claiming.get();
       int freeLeft = Math.max(0, free) - asked;
       int limit = Math.max(0, freeLeft) + Math.max(0, ahead);
-      if (limit <= 0) {
+      // A limited queue's claims take turns on its row across the cluster, each holding it until
+      // its commit is flushed: a second claim of this node would only wait for the first and split
+      // the slots (and the completions it carries) with it. One at a time claims more per commit.
+      if (limit <= 0 || (limited() && asked > 0)) {
         if (asked > 0) {
           // The other stream's claim in flight asks for the free slots; it claims again when it
           // returns. Set before reading the count, and read there after releasing it, so one of
@@ -576,14 +595,17 @@ public final class Producer implements dev.baton.internal.Service {
     List<Completer.Pending> done = completer.takeCompletions(settings.completionBatchSize());
     List<ClaimedJob> claimed;
     HolderStore.ClaimMode m = mode;
-    if (m != HolderStore.ClaimMode.PLAIN) {
-      claimed = claimLimited(m, done, params);
-    } else if (done.isEmpty()) {
+    if (m == HolderStore.ClaimMode.PLAIN && done.isEmpty()) {
       claimed = store.claim(dataSource, params);
     } else {
+      // A limited queue's claim carries the completions too: its count of running jobs leaves
+      // them out, so they free their share of the limit in the same commit.
       HolderStore.CompleteAndClaim r;
       try {
-        r = store.completeAndClaim(dataSource, Completer.finishes(done), params);
+        r =
+            m == HolderStore.ClaimMode.PLAIN
+                ? store.completeAndClaim(dataSource, Completer.finishes(done), params)
+                : store.completeAndClaim(dataSource, m, Completer.finishes(done), params);
       } catch (RuntimeException e) {
         completer.requeue(done);
         throw e;
@@ -626,17 +648,6 @@ public final class Producer implements dev.baton.internal.Service {
     return backlogged;
   }
 
-  /**
-   * The claim of a limited queue: the completions {@code done} are written first, in a statement of
-   * their own, so that the claim's count of running jobs no longer holds them (folded into the
-   * claim, they would still count there, and the limit would go unused by as many).
-   */
-  private List<ClaimedJob> claimLimited(
-      HolderStore.ClaimMode m, List<Completer.Pending> done, HolderStore.ClaimParams p) {
-    completer.writeTaken(done);
-    return store.claim(dataSource, m, p);
-  }
-
   /** Starts buffered jobs while slots are free (slots freed while nothing was buffered). */
   private void startBufferedIntoFreeSlots() {
     while (buffered.get() > 0 && inFlight.get() < settings.concurrency()) {
@@ -650,6 +661,32 @@ public final class Producer implements dev.baton.internal.Service {
         return;
       }
       executor.execute(next);
+    }
+  }
+
+  /**
+   * A limited queue's claim, while jobs of the queue still run here and a claim was measured, first
+   * waits up to half a claim round trip for them to end. Its claims take turns on the queue's row,
+   * each holding it until its commit is flushed, so their number, not their size, bounds the
+   * queue's rate: jobs shorter than a round trip end within that wait, and one claim then refills
+   * (and completes) every slot instead of one or two. Longer jobs pay up to half a round trip of
+   * pickup latency.
+   */
+  private void awaitRunningJobsEnd() {
+    long nanos = claimNanos / 2;
+    if (nanos == 0 || inFlight.get() == 0) {
+      return;
+    }
+    lock.lock();
+    try {
+      // release() signals the condition at every job end of a limited queue.
+      while (running && nanos > 0 && inFlight.get() > 0) {
+        nanos = wake.awaitNanos(nanos);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      lock.unlock();
     }
   }
 

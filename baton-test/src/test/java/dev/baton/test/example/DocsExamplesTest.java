@@ -166,6 +166,12 @@ class DocsExamplesTest {
         .extracting(StatsAdmin.LimitsInUse::rateLimit)
         .containsExactly(50);
     admin.removeRateLimit("mail", "ops@example.com");
+
+    // docs:begin limits-rate-per-key
+    // at most 10 starts a minute per customer (args ->> 'customer')
+    admin.limitRatePerKey("mail", "customer", 10, Duration.ofMinutes(1), "ops@example.com");
+    admin.removeRateLimit("mail", "ops@example.com");
+    // docs:end limits-rate-per-key
     dropSchemaBaton(dataSource);
   }
 
