@@ -126,7 +126,12 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
                     + " keys full",
             q.rateLimit() == null
                 ? "-"
-                : q.startsInPeriod() + "/" + q.rateLimit() + " per " + period(q.ratePeriod()),
+                : q.startsInPeriod()
+                    + "/"
+                    + q.rateLimit()
+                    + " per "
+                    + period(q.ratePeriod())
+                    + (q.rateKeyField() == null ? "" : " per " + q.rateKeyField() + " (busiest)"),
             q.waitingForLimits());
       }
       l.print(out());
@@ -160,6 +165,9 @@ final class StatsCommand extends BaseCommand implements Callable<Integer> {
       o.put("rate_limit", l.rateLimit());
       o.put("rate_period_ms", l.ratePeriod().toMillis());
       o.put("starts_in_period", l.startsInPeriod());
+      if (l.rateKeyField() != null) {
+        o.put("rate_key_field", l.rateKeyField());
+      }
     }
     o.put("waiting_for_limit", l.waitingForLimits());
   }

@@ -255,8 +255,8 @@ public final class StatsAdmin {
    * @param keysRunning keys with running jobs; 0 without a limit per key
    * @param keysAtLimit keys with as many running jobs as the limit per key (or more, after it was
    *     lowered): their next jobs wait
-   * @param startsInPeriod starts (claims) of the queue in the last {@code ratePeriod}; 0 without a
-   *     rate limit
+   * @param startsInPeriod starts (claims) of the queue in the last {@code ratePeriod}, or with a
+   *     rate per key those of its busiest key; 0 without a rate limit
    * @param waitingForLimits available jobs that the limits do not let a claim take now: the
    *     available jobs less the fewest any limit admits (the concurrency limit's free room, the
    *     rate limit's starts left, the jobs within their key's room). For a limit per key, counted
@@ -264,6 +264,9 @@ public final class StatsAdmin {
    *     bounded however long the backlog.
    * @param busiestKeys the keys with the most running jobs, at most {@link #MAX_KEYS_LISTED}, most
    *     first (ties by key); empty without a limit per key
+   * @param rateKeyField the args field whose text is a job's key for its rate limit per key ({@link
+   *     BatonAdmin#limitRatePerKey}), or null when the rate holds for the queue as a whole; a rate
+   *     per key is not counted in {@code waitingForLimits}
    */
   public record LimitsInUse(
       String queue,
@@ -278,7 +281,8 @@ public final class StatsAdmin {
       long keysAtLimit,
       long startsInPeriod,
       long waitingForLimits,
-      List<KeyRunning> busiestKeys) {}
+      List<KeyRunning> busiestKeys,
+      String rateKeyField) {}
 
   /**
    * Every queue with a limit of any kind (queue-wide, per key, rate), by name, with how much of
@@ -304,7 +308,8 @@ public final class StatsAdmin {
               l.keysAtLimit(),
               l.starts(),
               l.waitingForLimits(),
-              busiest(l)));
+              busiest(l),
+              l.rateKeyField()));
     }
     return out;
   }

@@ -111,6 +111,20 @@ class LimitsInUseTest {
           .extracting(StatsAdmin.KeyRunning::key)
           .containsExactly("acme", "k0", "bob", "k1", "k2");
 
+      // a rate per key: the busiest key's starts in the window, plus those recorded without a
+      // key (which count against every key); other keys keep room, so nothing counts as waiting
+      admin.limitRatePerKey("mail", "customer", 10, Duration.ofHours(1), "t");
+      f.execute(
+          "INSERT INTO %s.queue_start (queue, at, key) SELECT 'mail', now() - interval '1 minute',"
+              + " CASE WHEN g <= 4 THEN 'acme' ELSE 'bob' END FROM generate_series(1, 6) g");
+      StatsAdmin.LimitsInUse perKey = find(admin, "mail");
+      assertThat(perKey.rateKeyField()).isEqualTo("customer");
+      assertThat(perKey.startsInPeriod()).as("acme's 4 and the 7 without a key").isEqualTo(11);
+      assertThat(perKey.waitingForLimits()).isZero();
+      assertThat(find(admin, "pay").rateKeyField()).isNull();
+      admin.limitRate("mail", 10, Duration.ofHours(1), "t");
+      assertThat(find(admin, "mail").startsInPeriod()).as("the queue's 13").isEqualTo(13);
+
       // the queue-wide read lists only queue-wide limits
       assertThat(admin.limits())
           .extracting(StatsAdmin.QueueLimit::queue)

@@ -586,6 +586,7 @@ final class DashboardHandler implements HttpHandler {
     o.put("keys_at_limit", l.keysAtLimit());
     o.put("rate_limit", l.rateLimit());
     o.put("rate_period_ms", l.ratePeriod() == null ? null : l.ratePeriod().toMillis());
+    o.put("rate_key_field", l.rateKeyField());
     o.put("starts_in_period", l.startsInPeriod());
     o.put("waiting_for_limits", l.waitingForLimits());
     o.set("busiest_keys", json.valueToTree(l.busiestKeys()));

@@ -215,7 +215,11 @@ final class Pages {
       h.raw("\" data-value=\"").text(rate).raw("\" data-period=\"");
       h.text(Html.period(l.ratePeriod())).raw("\" title=\"Starts in the last period / rate\">");
       h.text(String.format(Locale.ROOT, "%,d / %,d starts per ", l.startsInPeriod(), rate));
-      h.text(Html.period(l.ratePeriod())).raw("</div>");
+      h.text(Html.period(l.ratePeriod()));
+      if (l.rateKeyField() != null) {
+        h.text(" per " + l.rateKeyField() + " (busiest)");
+      }
+      h.raw("</div>");
     }
     h.raw("<div class=\"muted small\" data-waiting-for-limits=\"").text(l.waitingForLimits());
     h.raw("\">").text(String.format(Locale.ROOT, "%,d waiting for them", l.waitingForLimits()));

@@ -53,7 +53,9 @@ public final class StatsStore {
   // running jobs, however many keys), the jobs
   // over their key's room among the first MAX_KEYED_SAMPLE available ones in claim order (so the
   // read is bounded however long the backlog); for a rate limit, the starts of its current window
-  // (queue_start_idx, at most the limit's rows plus those not yet deleted). A lateral whose limit
+  // (queue_start_idx, at most the limit's rows plus those not yet deleted), for a rate per key
+  // (schema version 11) those of its busiest key, with the starts recorded without a key, which
+  // count against every key. A lateral whose limit
   // is not set is cut off by its WHERE before it reads anything. Reads the queue table, which has
   // a row per paused, capped or limited queue only.
   private static final String QUEUE_LIMITS =
@@ -62,7 +64,7 @@ public final class StatsStore {
              (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'running' AND j.queue = q.name),
              (SELECT count(*) FROM ${schema}.job j WHERE j.state = 'available' AND j.queue = q.name),
              coalesce(kr.keys_running, 0), coalesce(kr.keys_full, 0), coalesce(kw.waiting, 0),
-             coalesce(rs.starts, 0), kr.busiest_keys, kr.busiest_running
+             coalesce(rs.starts, 0), kr.busiest_keys, kr.busiest_running, q.rate_key_field
       FROM ${schema}.queue q
       LEFT JOIN LATERAL (
         SELECT count(*) AS keys_running, count(*) FILTER (WHERE r.n >= q.key_limit) AS keys_full,
@@ -87,9 +89,13 @@ public final class StatsStore {
                    GROUP BY 1) r ON r.k = a.k
       ) kw ON true
       LEFT JOIN LATERAL (
-        SELECT count(*) AS starts FROM ${schema}.queue_start s
-        WHERE s.queue = q.name AND q.rate_limit IS NOT NULL
-          AND s.at > now() - q.rate_period_ms * interval '1 millisecond'
+        SELECT CASE WHEN q.rate_key_field IS NULL THEN sum(k.n)
+                    ELSE coalesce(max(k.n) FILTER (WHERE k.key IS NOT NULL), 0)
+                         + coalesce(sum(k.n) FILTER (WHERE k.key IS NULL), 0) END AS starts
+        FROM (SELECT s.key, count(*) AS n FROM ${schema}.queue_start s
+              WHERE s.queue = q.name AND q.rate_limit IS NOT NULL
+                AND s.at > now() - q.rate_period_ms * interval '1 millisecond'
+              GROUP BY s.key) k
       ) rs ON true
       WHERE q.concurrency_limit IS NOT NULL OR q.key_limit IS NOT NULL OR q.rate_limit IS NOT NULL
       ORDER BY q.name""";
@@ -211,7 +217,8 @@ public final class StatsStore {
       long overKeyRoom,
       long starts,
       List<String> busiestKeys,
-      List<Long> busiestRunning) {
+      List<Long> busiestRunning,
+      String rateKeyField) {
 
     /**
      * Available jobs that the queue's limits do not let a claim take now: the available jobs less
@@ -223,7 +230,7 @@ public final class StatsStore {
       if (concurrencyLimit != null) {
         admits = Math.min(admits, Math.max(0, concurrencyLimit - running));
       }
-      if (rateLimit != null) {
+      if (rateLimit != null && rateKeyField == null) { // a rate per key leaves other keys room
         admits = Math.min(admits, Math.max(0, rateLimit - starts));
       }
       if (keyLimit != null) {
@@ -275,7 +282,8 @@ public final class StatsStore {
                         rs.getLong(11),
                         rs.getLong(12),
                         textArray(rs.getArray(13)),
-                        longArray(rs.getArray(14))));
+                        longArray(rs.getArray(14)),
+                        rs.getString(15)));
               }
             }
             return out;

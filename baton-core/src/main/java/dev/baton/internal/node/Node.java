@@ -165,7 +165,8 @@ public final class Node {
         .rateLimits()
         .forEach(
             (queue, r) ->
-                clusterStore.limitRate(dataSource, queue, r.limit(), (int) r.period().toMillis()));
+                clusterStore.limitRate(
+                    dataSource, queue, r.limit(), (int) r.period().toMillis(), null));
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;
