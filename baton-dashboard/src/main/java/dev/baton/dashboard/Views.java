@@ -51,7 +51,7 @@ final class Views {
    * The count of each state's tab for the filter {@code f} (its state aside), capped at {@value
    * #TAB_COUNT_CAP}: only where the state's index serves the filter, so that a count reads at most
    * the cap's rows; null (no count shown) where a kind, a JSON filter, or a queue outside the claim
-   * order would be checked on every row of the state.
+   * order would be checked on every row of the state, and for pending jobs, which no index lists.
    */
   Map<JobState, Long> tabCounts(JobBrowser.Filter f) {
     Map<JobState, Long> out = new java.util.EnumMap<>(JobState.class);
@@ -61,7 +61,9 @@ final class Views {
       boolean indexed =
           one
               || s == JobState.RUNNING
-              || !rowChecks && (f.queue() == null || s == JobState.AVAILABLE);
+              || !rowChecks
+                  && s != JobState.PENDING
+                  && (f.queue() == null || s == JobState.AVAILABLE);
       if (indexed) {
         out.put(s, admin.count(f.withState(s), TAB_COUNT_CAP + 1));
       }

@@ -137,7 +137,7 @@ class DashboardLimitsTest {
         .containsPattern(
             "\"limits\":\\{\"concurrency_limit\":3,\"running\":1,\"key_field\":\"customer\","
                 + "\"key_limit\":1,\"keys_running\":1,\"keys_at_limit\":1,\"rate_limit\":5,"
-                + "\"rate_period_ms\":60000,\"starts_in_period\":5,\"waiting_for_limits\":2,"
+                + "\"rate_period_ms\":60000,\"rate_key_field\":null,\"starts_in_period\":5,\"waiting_for_limits\":2,"
                 + "\"busiest_keys\":\\[\\{\"key\":\"acme\",\"running\":1\\}\\]\\}");
     // the forms show the values set, and a remove button for each limit
     String page = web.get("/").body();

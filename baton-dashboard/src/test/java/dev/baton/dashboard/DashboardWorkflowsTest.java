@@ -186,7 +186,10 @@ class DashboardWorkflowsTest {
   @Test
   void aWaitingJobIsListedUnderThePendingState() throws Exception {
     String tabs = web.get("/jobs").body();
-    assertThat(tabs).contains("<option>pending</option>").contains(">pending <span");
+    // a tab, without a count: no index lists pending jobs, so counting them would read the table
+    assertThat(tabs)
+        .contains("<option>pending</option>")
+        .contains("state=pending&amp;limit=50\">pending</a>");
     String pending = web.get("/jobs?state=pending").body();
     assertThat(pending).contains("<tr data-id=\"" + wf.id("report") + "\">");
     assertThat(pending).doesNotContain("<tr data-id=\"" + wf.id("fetch") + "\">");

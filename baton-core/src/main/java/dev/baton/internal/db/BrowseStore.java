@@ -574,6 +574,10 @@ public final class BrowseStore {
   /** How many jobs match {@code filter}, counting no further than {@code cap}. */
   public long count(Connection c, Filter filter, long cap) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(count)) {
+      // Planned with its values every time, never as a server-side statement's generic plan: the
+      // state's partial indexes (job_claim_idx, job_waiting_idx, job_running_idx) serve only a
+      // plan that sees the state, and a generic plan reads the whole table instead.
+      ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
       int i = bindFilters(ps, filter);
       ps.setString(i++, filter.state());
       ps.setString(i++, filter.state());
