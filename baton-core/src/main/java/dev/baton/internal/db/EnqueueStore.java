@@ -911,14 +911,14 @@ public final class EnqueueStore {
       }
     }
     int i = 1;
-    ps.setArray(i++, c.createArrayOf("text", col.kinds()));
-    ps.setArray(i++, c.createArrayOf("text", col.args()));
-    ps.setArray(i++, c.createArrayOf("text", col.queues()));
-    ps.setArray(i++, c.createArrayOf("text", col.runAts()));
-    ps.setArray(i++, c.createArrayOf("int4", col.priorities()));
-    ps.setArray(i++, c.createArrayOf("int4", col.maxAttempts()));
-    ps.setArray(i++, c.createArrayOf("text", col.keys()));
-    ps.setArray(i++, c.createArrayOf("text", col.metadata()));
+    ps.setArray(i++, c.createArrayOf("text", col.kinds));
+    ps.setArray(i++, c.createArrayOf("text", col.args));
+    ps.setArray(i++, c.createArrayOf("text", col.queues));
+    ps.setArray(i++, c.createArrayOf("text", col.runAts));
+    ps.setArray(i++, c.createArrayOf("int4", col.priorities));
+    ps.setArray(i++, c.createArrayOf("int4", col.maxAttempts));
+    ps.setArray(i++, c.createArrayOf("text", col.keys));
+    ps.setArray(i++, c.createArrayOf("text", col.metadata));
     ps.setArray(i++, c.createArrayOf("text", by));
     ps.setArray(i++, c.createArrayOf("text", fields));
     ps.setArray(i++, c.createArrayOf("bool", perQueue));
@@ -930,30 +930,31 @@ public final class EnqueueStore {
     return i;
   }
 
-  /** The columns every new job has, one array each, in the order of {@code jobs}. */
-  private record Columns(
-      String[] queues,
-      String[] kinds,
-      String[] args,
-      Integer[] priorities,
-      Integer[] maxAttempts,
-      String[] runAts,
-      String[] keys,
-      String[] metadata) {
+  /** The columns every new job has, one array each, in the order of the jobs. */
+  private static final class Columns {
+    final String[] queues;
+    final String[] kinds;
+    final String[] args;
+    final Integer[] priorities;
+    final Integer[] maxAttempts;
+    final String[] runAts;
+    final String[] keys;
+    final String[] metadata;
+
+    private Columns(int n) {
+      queues = new String[n];
+      kinds = new String[n];
+      args = new String[n];
+      priorities = new Integer[n];
+      maxAttempts = new Integer[n];
+      runAts = new String[n];
+      keys = new String[n];
+      metadata = new String[n];
+    }
 
     static Columns of(List<NewJob> jobs) {
-      int n = jobs.size();
-      Columns col =
-          new Columns(
-              new String[n],
-              new String[n],
-              new String[n],
-              new Integer[n],
-              new Integer[n],
-              new String[n],
-              new String[n],
-              new String[n]);
-      for (int i = 0; i < n; i++) {
+      Columns col = new Columns(jobs.size());
+      for (int i = 0; i < jobs.size(); i++) {
         NewJob j = jobs.get(i);
         col.queues[i] = j.queue();
         col.kinds[i] = j.kind();
@@ -990,14 +991,14 @@ public final class EnqueueStore {
   static void bindColumns(Connection c, PreparedStatement ps, List<NewJob> jobs)
       throws SQLException {
     Columns col = Columns.of(jobs);
-    ps.setArray(1, c.createArrayOf("text", col.queues()));
-    ps.setArray(2, c.createArrayOf("text", col.kinds()));
-    ps.setArray(3, c.createArrayOf("text", col.args()));
-    ps.setArray(4, c.createArrayOf("int4", col.priorities()));
-    ps.setArray(5, c.createArrayOf("int4", col.maxAttempts()));
-    ps.setArray(6, c.createArrayOf("text", col.runAts()));
-    ps.setArray(7, c.createArrayOf("text", col.keys()));
-    ps.setArray(8, c.createArrayOf("text", col.metadata()));
+    ps.setArray(1, c.createArrayOf("text", col.queues));
+    ps.setArray(2, c.createArrayOf("text", col.kinds));
+    ps.setArray(3, c.createArrayOf("text", col.args));
+    ps.setArray(4, c.createArrayOf("int4", col.priorities));
+    ps.setArray(5, c.createArrayOf("int4", col.maxAttempts));
+    ps.setArray(6, c.createArrayOf("text", col.runAts));
+    ps.setArray(7, c.createArrayOf("text", col.keys));
+    ps.setArray(8, c.createArrayOf("text", col.metadata));
   }
 
   private BulkResult enqueueByStatement(Connection c, List<NewJob> jobs) throws SQLException {
