@@ -147,12 +147,15 @@ class WorkerCliTest {
     String node = "worker-cp-" + ProcessHandle.current().pid();
     List<String> classPath = new ArrayList<>(WorkerProcess.testClassPath());
     classPath.add(testClasses().resolve("worker-provider").toString());
-    // a backlog cap, so that its gauge is served too
+    // a backlog cap and limits of every kind (none of them reached), so that their gauges are
+    // served too
     cli.db.execute(
         "INSERT INTO "
             + cli.schema
-            + ".queue (name, backlog_cap) VALUES ('mail', 100)"
-            + " ON CONFLICT (name) DO UPDATE SET backlog_cap = 100");
+            + ".queue (name, backlog_cap, concurrency_limit, key_field, key_limit, rate_limit,"
+            + " rate_period_ms) VALUES ('mail', 100, 100, 'text', 100, 1000, 1000)"
+            + " ON CONFLICT (name) DO UPDATE SET backlog_cap = 100, concurrency_limit = 100,"
+            + " key_field = 'text', key_limit = 100, rate_limit = 1000, rate_period_ms = 1000");
     try (WorkerProcess worker =
         WorkerProcess.start(
             classPath,
