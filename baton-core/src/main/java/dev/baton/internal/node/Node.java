@@ -167,6 +167,9 @@ public final class Node {
             (queue, r) ->
                 clusterStore.limitRate(
                     dataSource, queue, r.limit(), (int) r.period().toMillis(), null));
+    if (!config.concurrencyLimitsPerKey().isEmpty()) {
+      clusterStore.syncKeyIndexes(dataSource).forEach(log::warn);
+    }
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;
