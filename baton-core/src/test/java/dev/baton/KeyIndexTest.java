@@ -155,7 +155,13 @@ class KeyIndexTest {
 
   private static HolderStore.ClaimParams params(int slots) {
     return new HolderStore.ClaimParams(
-        QUEUE, slots, "n", Duration.ofMinutes(1), new String[0], new Long[0], Duration.ofMinutes(1));
+        QUEUE,
+        slots,
+        "n",
+        Duration.ofMinutes(1),
+        new String[0],
+        new Long[0],
+        Duration.ofMinutes(1));
   }
 
   private static String indexName(Fixture f, String queue, String field) {
@@ -163,13 +169,7 @@ class KeyIndexTest {
         Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
-                "SELECT \""
-                    + f.schema()
-                    + "\".key_index_name('"
-                    + queue
-                    + "', '"
-                    + field
-                    + "')")) {
+                "SELECT \"" + f.schema() + "\".key_index_name('" + queue + "', '" + field + "')")) {
       rs.next();
       return rs.getString(1);
     } catch (java.sql.SQLException e) {

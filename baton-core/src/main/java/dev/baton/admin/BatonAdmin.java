@@ -362,9 +362,9 @@ public final class BatonAdmin {
    * has the key {@code ""}). Counted as {@link #limitConcurrency} counts (every job in state
    * running, also a crashed or frozen node's until rescued); jobs over the limit stay available and
    * use no attempt, and jobs of other keys go past them. A queue-wide limit, if set, holds as well.
-   * Every node hears of it at commit (else at its next poll); no restart. The queue gets an
-   * index of its available jobs by key, built without blocking writes before this returns (so on a
-   * large table it takes as long as the build); a claim of the queue reads one index probe per key
+   * Every node hears of it at commit (else at its next poll); no restart. The queue gets an index
+   * of its available jobs by key, built without blocking writes before this returns (so on a large
+   * table it takes as long as the build); a claim of the queue reads one index probe per key
    * waiting and the jobs it takes. Removing the limit drops the index. When the role running this
    * does not own the job table, the index is not made (a warning names the statement for the
    * table's owner to run) and each claim ranks the queue's whole backlog instead.

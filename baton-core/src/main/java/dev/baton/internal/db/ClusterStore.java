@@ -240,8 +240,10 @@ public final class ClusterStore {
           + " AS mode\n)\n"
           + LIMITED_ANSWER;
 
-  // What the key indexes (schema version 13) lack or have too many of: each row an action ('create',
-  // 'drop' or 'invalid'), an index name and the statement to run (CONCURRENTLY; none for 'invalid').
+  // What the key indexes (schema version 13) lack or have too many of: each row an action
+  // ('create',
+  // 'drop' or 'invalid'), an index name and the statement to run (CONCURRENTLY; none for
+  // 'invalid').
   private static final String KEY_INDEX_CHANGES =
       "SELECT action, name, ddl FROM ${schema}.key_index_changes(true) ORDER BY action, name";
 

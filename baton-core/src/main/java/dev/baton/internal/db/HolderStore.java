@@ -163,7 +163,8 @@ public final class HolderStore {
   // the per-key limit less the key's running jobs and the per-key rate less its starts; in all, the
   // queue-wide limit less its running jobs. keyed_pick takes, per key, at most its room of jobs in
   // claim order, by priority and then by their rank in their key, so that the keys take turns (fair
-  // share): a key with a long backlog does not hold up a key enqueued after it. With the queue's key
+  // share): a key with a long backlog does not hold up a key enqueued after it. With the queue's
+  // key
   // index it reads one probe per key waiting and the jobs it takes; without (being built, or never
   // made), every available job of the queue. Picked jobs are locked with SKIP LOCKED (a job
   // claimed meanwhile fails the state check and is skipped).
