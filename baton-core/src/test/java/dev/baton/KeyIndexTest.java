@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.admin.BatonAdmin;
 import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.Finish;
 import dev.baton.internal.db.HolderStore;
 import dev.baton.internal.db.SchemaName;
 import dev.baton.testing.Fixture;
@@ -102,6 +103,41 @@ class KeyIndexTest {
             .isEqualTo(2);
       }
       assertThat(ids(withoutIndex)).isEqualTo(ids(withIndex));
+    }
+  }
+
+  /**
+   * More keys waiting than a claim visits (64): the claims move round the keys, so keys late in key
+   * order get their turn although the first 64 keys never run out of jobs.
+   */
+  @Test
+  void withMoreKeysWaitingThanAClaimVisitsEveryKeyGetsItsTurn() {
+    try (Fixture f = new Fixture()) {
+      // 64 keys first in key order with 100 jobs each, then 100 keys of one job each
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'a' || lpad((g % 64)::text, 2, '0'))"
+              + " FROM generate_series(1, 6400) g");
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'z' || g) FROM generate_series(1, 100) g");
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      int claims = 0;
+      int lateKeys = 0;
+      while (lateKeys < 100 && claims < 200) {
+        List<ClaimedJob> got = store.claimKeyed(f.dataSource(), params(16));
+        claims++;
+        lateKeys += (int) got.stream().filter(j -> j.args().contains("\"z")).count();
+        List<Finish> done = new java.util.ArrayList<>();
+        got.forEach(j -> done.add(Finish.completed(j.id(), j.fence())));
+        store.finishIfHeld(f.dataSource(), done);
+      }
+      System.out.printf("100 keys after 64 busy ones: all ran within %d claims of 16%n", claims);
+      // the 164 keys take turns 16 at a time: one round is ceil(164 / 16) = 11 claims
+      assertThat(claims).as("claims until every late key ran").isLessThanOrEqualTo(22);
     }
   }
 

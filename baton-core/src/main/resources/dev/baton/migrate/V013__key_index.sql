@@ -3,7 +3,9 @@
 -- jobs waiting: tens of milliseconds a claim). A queue limited per key now has an index of its own,
 -- partial to its available jobs: (the key, priority, scheduled_at, id). Its pick (keyed_pick) walks
 -- the index from key to key (one probe per key waiting) and reads at most each key's room of jobs
--- from it, in claim order: the cost grows with the number of keys waiting, not with the backlog.
+-- from it, in claim order: the cost grows with the number of keys it visits (at most 64, or four
+-- times the jobs it may take, starting after a cursor that moves round the keys), not with the
+-- backlog.
 --
 -- The index is partial to the queue, so an insert into any other queue adds no entry to it, and a
 -- database with no queue limited per key has no such index at all: a queue without limits pays
@@ -56,19 +58,39 @@ CREATE FUNCTION ${schema}.key_index_changes(p_concurrently boolean)
     WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.index = p.index)
 $$;
 
+-- Where the next keyed claim of a queue starts its walk over the keys waiting: after this key
+-- (NULL: at the first key).
+ALTER TABLE ${schema}.queue ADD COLUMN key_cursor text;
+
+COMMENT ON COLUMN ${schema}.queue.key_cursor IS
+    'Baton: the key after which the next keyed claim starts its walk over the keys waiting';
+
 -- The ids a keyed claim takes, given claim_room's answer p_room: per key (args ->> the room's
 -- field; '' without the field), at most the key's room (its concurrency limit less its running
 -- jobs, and its rate less its starts in the period) of its available jobs, first in claim order;
--- of those, at most p_wanted, by priority, then by their rank in their key (so that keys take
--- turns: a key with a long backlog does not hold up a key enqueued after it), then by scheduled_at
--- and id. VOLATILE, so that its reads take a snapshot after claim_room locked the queue's row, and
--- see the claims that committed before. Sequential scans are off inside it: statistics taken while
--- the queue was small must not turn each probe of the key index into a read of the whole table.
+-- of those, at most p_wanted, by priority, then by their rank in their key, so that keys take
+-- turns: a key with a long backlog does not hold up a key enqueued after it.
+--
+-- With the queue's key index, the turns go round the keys in key order: a claim visits at most 64
+-- keys (or four times p_wanted), from key to key, starting after the queue's key_cursor and
+-- wrapping around, takes the jobs by priority, rank in their key, then the key's place in that
+-- walk, and moves the cursor to the last key it took a job from (else, with more keys waiting than
+-- it visits, to the last key visited). So every key waiting gets its turn, however many wait, and
+-- the cost is bounded by the keys visited. Without a valid key index, every available job of the
+-- queue is ranked within its key, and ties of priority and rank go to the oldest job.
+--
+-- VOLATILE, so that its reads take a snapshot after claim_room locked the queue's row, and see the
+-- claims that committed before. Sequential scans are off inside it: statistics taken while the
+-- queue was small must not turn each probe of the key index into a read of the whole table.
 CREATE FUNCTION ${schema}.keyed_pick(p_queue text, p_room jsonb, p_wanted int) RETURNS bigint[]
     LANGUAGE plpgsql VOLATILE SET enable_seqscan = off AS $$
 DECLARE
     field text := p_room ->> 'field';
+    visits int := greatest(64, 4 * p_wanted);
+    cursor_key text;
     picked bigint[];
+    bounded boolean;
+    next_cursor text;
 BEGIN
     IF p_wanted <= 0 OR field IS NULL THEN
         RETURN '{}';
@@ -77,32 +99,55 @@ BEGIN
                WHERE i.indexrelid = to_regclass(
                          '${schema}.' || quote_ident(${schema}.key_index_name(p_queue, field)))
                  AND i.indisvalid) THEN
+        SELECT q.key_cursor INTO cursor_key FROM ${schema}.queue q WHERE q.name = p_queue;
         -- From key to key through the queue's key index (the literals match its expression and
-        -- predicate), then each key's room of jobs from it.
+        -- predicate): the keys after the cursor, then from the first key up to the cursor; then
+        -- each visited key's room of jobs from it.
         EXECUTE format($q$
-            WITH RECURSIVE keys (k) AS (
-                (SELECT coalesce(j.args ->> %2$L, '') FROM ${schema}.job j
+            WITH RECURSIVE after_cursor (k, i) AS (
+                (SELECT coalesce(j.args ->> %2$L, ''), 1 FROM ${schema}.job j
                  WHERE j.state = 'available' AND j.queue = %1$L
+                   AND coalesce(j.args ->> %2$L, '') %3$s
                  ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1)
                 UNION ALL
                 SELECT (SELECT coalesce(j.args ->> %2$L, '') FROM ${schema}.job j
                         WHERE j.state = 'available' AND j.queue = %1$L
-                          AND coalesce(j.args ->> %2$L, '') > keys.k
-                        ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1)
-                FROM keys WHERE keys.k IS NOT NULL
+                          AND coalesce(j.args ->> %2$L, '') > a.k
+                        ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1), a.i + 1
+                FROM after_cursor a WHERE a.k IS NOT NULL AND a.i < $4
+            ),
+            from_start (k, i) AS (
+                (SELECT coalesce(j.args ->> %2$L, ''), 1 FROM ${schema}.job j
+                 WHERE j.state = 'available' AND j.queue = %1$L AND $3::text IS NOT NULL
+                   AND coalesce(j.args ->> %2$L, '') <= $3
+                 ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1)
+                UNION ALL
+                SELECT (SELECT coalesce(j.args ->> %2$L, '') FROM ${schema}.job j
+                        WHERE j.state = 'available' AND j.queue = %1$L
+                          AND coalesce(j.args ->> %2$L, '') > s.k
+                          AND coalesce(j.args ->> %2$L, '') <= $3
+                        ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1), s.i + 1
+                FROM from_start s
+                WHERE s.k IS NOT NULL AND s.i < $4 - (SELECT count(*) FROM after_cursor a
+                                                      WHERE a.k IS NOT NULL)
+            ),
+            visited AS MATERIALIZED (
+                SELECT k, i AS pos FROM after_cursor WHERE k IS NOT NULL
+                UNION ALL
+                SELECT k, $4 + i FROM from_start WHERE k IS NOT NULL
             ),
             room AS (
-                SELECT keys.k,
+                SELECT v.k, v.pos,
                        greatest(0, least(
                            coalesce(($1 ->> 'limit')::int
-                                    - coalesce(($1 -> 'running' ->> keys.k)::int, 0), $2),
+                                    - coalesce(($1 -> 'running' ->> v.k)::int, 0), $2),
                            coalesce(($1 ->> 'rate')::int
-                                    - coalesce(($1 -> 'started' ->> keys.k)::int, 0), $2),
+                                    - coalesce(($1 -> 'started' ->> v.k)::int, 0), $2),
                            $2)) AS n
-                FROM keys WHERE keys.k IS NOT NULL
+                FROM visited v
             ),
             candidates AS (
-                SELECT c.id, c.priority, c.scheduled_at,
+                SELECT c.id, c.priority, c.scheduled_at, room.k, room.pos,
                        row_number() OVER (PARTITION BY room.k
                                           ORDER BY c.priority, c.scheduled_at, c.id) AS rn
                 FROM room
@@ -113,12 +158,20 @@ BEGIN
                     ORDER BY j.priority, j.scheduled_at, j.id
                     LIMIT room.n) c
                 WHERE room.n > 0
+            ),
+            taken AS MATERIALIZED (
+                SELECT * FROM candidates ORDER BY priority, rn, pos LIMIT $2
             )
-            SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.scheduled_at, t.id)
-            FROM (SELECT * FROM candidates
-                  ORDER BY priority, rn, scheduled_at, id LIMIT $2) t
-            $q$, p_queue, field)
-        INTO picked USING p_room, p_wanted;
+            SELECT (SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.pos) FROM taken t),
+                   (SELECT count(*) FROM visited) >= $4,
+                   coalesce((SELECT t.k FROM taken t ORDER BY t.pos DESC LIMIT 1),
+                            (SELECT v.k FROM visited v ORDER BY v.pos DESC LIMIT 1))
+            $q$, p_queue, field,
+            CASE WHEN cursor_key IS NULL THEN '>= ''''' ELSE '> $3' END)
+        INTO picked, bounded, next_cursor USING p_room, p_wanted, cursor_key, visits;
+        IF next_cursor IS DISTINCT FROM cursor_key AND (bounded OR picked IS NOT NULL) THEN
+            UPDATE ${schema}.queue SET key_cursor = next_cursor WHERE name = p_queue;
+        END IF;
     ELSE
         -- No valid key index: every available job of the queue, ranked within its key.
         SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.scheduled_at, t.id) INTO picked
