@@ -277,7 +277,9 @@ class DashboardLimitsTest {
         HttpResponse<String> r =
             w.postForm(
                 "/queues/badlim/" + action,
-                "csrf=" + w.token() + "&limit=5&key_field=c&key_limit=1&rate=5&period=1s");
+                "csrf="
+                    + w.token()
+                    + "&limit=5&key_field=c&key_limit=1&rate=5&period=1s&rate_key_field=c");
         assertThat(r.statusCode()).as(action).isEqualTo(403);
         assertThat(r.body()).contains("read-only");
       }
