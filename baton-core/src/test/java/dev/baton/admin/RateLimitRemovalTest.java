@@ -1,15 +1,17 @@
 package dev.baton.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.BatonException;
 import dev.baton.testing.Fixture;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link BatonAdmin#removeRateLimit}: a queue's recorded starts go with its rate limit, in the same
- * transaction, so that a rate set again later starts from an empty window; other queues' starts
- * stay.
+ * transaction (both or neither), so that a rate set again later starts from an empty window; other
+ * queues' starts stay.
  */
 class RateLimitRemovalTest {
 
@@ -49,6 +51,30 @@ class RateLimitRemovalTest {
       admin.removeRateLimit("mail", "t");
       admin.removeRateLimit("none", "t");
       assertThat(f.count("SELECT count(*) FROM %s.queue_start WHERE queue = 'sms'")).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aRemovalWhoseStartsCannotBeDeletedLeavesTheRateLimitSet() {
+    try (Fixture f = new Fixture()) {
+      BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+      admin.limitRate("mail", 5, Duration.ofHours(1), "t");
+      f.execute("INSERT INTO %s.queue_start (queue, at) SELECT 'mail', now()");
+      // the deletion of the starts fails: the removal of the limit must not commit without it
+      f.execute(
+          "CREATE FUNCTION %s.refuse() RETURNS trigger LANGUAGE plpgsql AS"
+              + " $$ BEGIN RAISE EXCEPTION 'starts kept'; END $$");
+      f.execute(
+          "CREATE TRIGGER refuse BEFORE DELETE ON %s.queue_start"
+              + " FOR EACH STATEMENT EXECUTE FUNCTION %s.refuse()");
+
+      assertThatThrownBy(() -> admin.removeRateLimit("mail", "t"))
+          .isInstanceOf(BatonException.class)
+          .hasMessageContaining("starts kept");
+
+      assertThat(f.count("SELECT count(*) FROM %s.queue WHERE name = 'mail' AND rate_limit = 5"))
+          .isEqualTo(1);
+      assertThat(f.count("SELECT count(*) FROM %s.queue_start WHERE queue = 'mail'")).isEqualTo(1);
     }
   }
 }

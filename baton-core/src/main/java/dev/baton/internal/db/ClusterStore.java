@@ -682,7 +682,7 @@ public final class ClusterStore {
    * starts in the same transaction.
    */
   public void removeRateLimit(DataSource ds, String queue) {
-    Db.inTransaction(
+    Db.inExplicitTransaction(
         ds,
         "cannot remove the rate limit of queue " + queue,
         c -> {
