@@ -266,6 +266,19 @@ class LeastPrivilegeTest {
                 e -> assertThat(((SQLException) rootCause(e)).getSQLState()).isEqualTo("42501"));
         assertThat(db.queryLong("SELECT count(*) FROM " + s + ".job"))
             .isEqualTo(toComplete.size() + 4);
+
+        // a limit per key set by this role holds without its key index, which only the owner
+        // may build; the claim ranks the backlog meanwhile
+        new dev.baton.admin.BatonAdmin(limited, schema)
+            .limitConcurrencyPerKey("lp-keyed", "customer", 1, "test");
+        assertThat(db.queryLong("SELECT key_limit FROM " + s + ".queue WHERE name = 'lp-keyed'"))
+            .isEqualTo(1);
+        assertThat(
+                db.queryLong(
+                    "SELECT count(*) FROM pg_indexes WHERE schemaname = '"
+                        + schema
+                        + "' AND indexname LIKE 'job\\_key\\_%'"))
+            .isZero();
       }
 
       // a client that keeps no completed rows deletes them and counts them in job_completions

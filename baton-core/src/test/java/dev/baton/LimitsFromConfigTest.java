@@ -93,6 +93,12 @@ class LimitsFromConfigTest {
                   "SELECT count(*) FROM %s.queue WHERE name = 'sync' AND rate_limit = 3"
                       + " AND rate_period_ms = 3600000 AND rate_key_field = 'customer'"))
           .isEqualTo(1);
+      // a queue limited per key, if only in rate, gets its key index (schema version 13) at start
+      assertThat(
+              f.count(
+                  "SELECT count(*) FROM pg_indexes WHERE schemaname = '%s'"
+                      + " AND indexname = %s.key_index_name('sync', 'customer')"))
+          .isEqualTo(1);
       String completed = "SELECT count(*) FROM %s.job WHERE queue = 'sync' AND state = 'completed'";
       // 3 starts per customer in the hour, of 4 jobs each and 8 slots
       await().atMost(Duration.ofSeconds(15)).until(() -> f.count(completed) == 6);

@@ -22,6 +22,15 @@ class OneJobPerUniqueKeyTest {
 
   record Sync(String customer, int n) implements JobArgs {}
 
+  /** Args whose field names hold the characters an array's text escapes or splits on. */
+  @JobKind("odd")
+  record Odd(
+      @com.fasterxml.jackson.annotation.JsonProperty("a\"b") String quote,
+      @com.fasterxml.jackson.annotation.JsonProperty("c\\d") String backslash,
+      @com.fasterxml.jackson.annotation.JsonProperty("e,f}") String comma,
+      int n)
+      implements JobArgs {}
+
   private static EnqueueOptions unique(UniqueOptions.Builder u) {
     return EnqueueOptions.builder().unique(u.build()).build();
   }
@@ -161,6 +170,29 @@ class OneJobPerUniqueKeyTest {
       assertThat(nextHour.existing()).isFalse();
       EnqueueResult earlier = baton.enqueue(new Sync("p", 0), at(hour.minusSeconds(1), hourly));
       assertThat(earlier.existing()).isFalse();
+    }
+  }
+
+  @Test
+  void fieldNamesWithQuotesBackslashesAndCommasNameTheSameFieldsInEveryEnqueuePath() {
+    try (Fixture f = new Fixture()) {
+      Baton baton = f.reader();
+      EnqueueOptions opts = unique(UniqueOptions.byFields("a\"b", "c\\d", "e,f}"));
+      long first = baton.enqueue(new Odd("q", "b", "c", 0), opts).id();
+      assertThat(baton.enqueue(new Odd("q", "b", "c", 1), opts).id()).isEqualTo(first);
+      assertThat(baton.enqueue(new Odd("q", "b", "other", 1), opts).existing()).isFalse();
+      // a bulk of arrays' text, and one streamed with COPY (256 jobs or more)
+      for (int size : new int[] {2, 300}) {
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+          requests.add(JobRequest.of(new Odd("q", "b", "c", i), opts));
+        }
+        EnqueueManyResult r = baton.enqueueMany(requests);
+        for (int i = 0; i < size; i++) {
+          assertThat(r.jobIds()[i]).as("job %d of a bulk of %d", i, size).isEqualTo(first);
+        }
+      }
+      assertThat(f.count("SELECT count(*) FROM %s.job")).isEqualTo(2);
     }
   }
 

@@ -362,9 +362,12 @@ public final class BatonAdmin {
    * has the key {@code ""}). Counted as {@link #limitConcurrency} counts (every job in state
    * running, also a crashed or frozen node's until rescued); jobs over the limit stay available and
    * use no attempt, and jobs of other keys go past them. A queue-wide limit, if set, holds as well.
-   * Every node hears of it at commit (else at its next poll); no restart. A claim of such a queue
-   * reads every available job of the queue (to rank them by key): its cost grows with the queue's
-   * backlog.
+   * Every node hears of it at commit (else at its next poll); no restart. The queue gets an index
+   * of its available jobs by key, built without blocking writes before this returns (so on a large
+   * table it takes as long as the build); a claim of the queue reads one index probe per key
+   * waiting and the jobs it takes. Removing the limit drops the index. When the role running this
+   * does not own the job table, the index is not made (a warning names the statement for the
+   * table's owner to run) and each claim ranks the queue's whole backlog instead.
    *
    * @param queue the queue
    * @param argsField the top-level field of the jobs' args that holds the key, 1-128 characters
@@ -383,6 +386,7 @@ public final class BatonAdmin {
           "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", limit);
     }
     cluster.limitConcurrencyPerKey(dataSource, queue, argsField, limit);
+    syncKeyIndexes();
     log.info(
         "queue {} limited to {} running jobs per key (args field {}) across the cluster by {}",
         queue,
@@ -402,6 +406,7 @@ public final class BatonAdmin {
   public void removeConcurrencyLimitPerKey(String queue, String by) {
     QueueConfig.requireValidName(queue);
     cluster.limitConcurrencyPerKey(dataSource, queue, null, null);
+    syncKeyIndexes();
     log.info("queue {}: concurrency limit per key removed by {}", queue, by);
   }
 
@@ -424,6 +429,7 @@ public final class BatonAdmin {
     QueueConfig.requireValidName(queue);
     requireValidRate(queue, limit, period);
     cluster.limitRate(dataSource, queue, limit, (int) period.toMillis(), null);
+    syncKeyIndexes();
     log.info(
         "queue {} limited to {} starts per {} across the cluster by {}", queue, limit, period, by);
   }
@@ -455,6 +461,7 @@ public final class BatonAdmin {
     }
     requireValidRate(queue, limit, period);
     cluster.limitRate(dataSource, queue, limit, (int) period.toMillis(), argsField);
+    syncKeyIndexes();
     log.info(
         "queue {} limited to {} starts per {} per key (args field {}) across the cluster by {}",
         queue,
@@ -462,6 +469,11 @@ public final class BatonAdmin {
         period,
         argsField,
         by);
+  }
+
+  // Each queue limited per key has its key index, and no other has one (schema version 13).
+  private void syncKeyIndexes() {
+    cluster.syncKeyIndexes(dataSource).forEach(log::warn);
   }
 
   private static void requireValidRate(String queue, int limit, Duration period) {
@@ -487,6 +499,7 @@ public final class BatonAdmin {
   public void removeRateLimit(String queue, String by) {
     QueueConfig.requireValidName(queue);
     cluster.removeRateLimit(dataSource, queue);
+    syncKeyIndexes();
     log.info("queue {}: rate limit removed by {}", queue, by);
   }
 

@@ -28,7 +28,7 @@ import javax.sql.DataSource;
 public final class Migrator {
 
   /** The latest version of the queue tables this library needs. */
-  public static final int QUEUE_VERSION = 12;
+  public static final int QUEUE_VERSION = 13;
 
   private record Migration(int version, String name) {}
 
@@ -45,7 +45,8 @@ public final class Migrator {
           new Migration(9, "limits"),
           new Migration(10, "workflows"),
           new Migration(11, "limits_fold"),
-          new Migration(12, "history"));
+          new Migration(12, "history"),
+          new Migration(13, "key_index"));
   private static final List<Migration> INBOX = List.of(new Migration(1, "inbox"));
 
   private final DataSource dataSource;

@@ -271,6 +271,13 @@ public final class ClusterStore {
           + " AS mode\n)\n"
           + LIMITED_ANSWER;
 
+  // What the key indexes (schema version 13) lack or have too many of: each row an action
+  // ('create',
+  // 'drop' or 'invalid'), an index name and the statement to run (CONCURRENTLY; none for
+  // 'invalid').
+  private static final String KEY_INDEX_CHANGES =
+      "SELECT action, name, ddl FROM ${schema}.key_index_changes(true) ORDER BY action, name";
+
   // Every queue with a row, a job or a registered node working it.
   private static final String QUEUES =
       """
@@ -307,6 +314,7 @@ public final class ClusterStore {
   private final String limitRate;
   private final String removeRateLimit;
   private final String limitPerKey;
+  private final String keyIndexChanges;
 
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
@@ -331,6 +339,7 @@ public final class ClusterStore {
     this.limitRate = schema.expand(LIMIT_RATE);
     this.removeRateLimit = schema.expand(REMOVE_RATE_LIMIT);
     this.limitPerKey = schema.expand(LIMIT_PER_KEY);
+    this.keyIndexChanges = schema.expand(KEY_INDEX_CHANGES);
   }
 
   /** A registered node. */
@@ -716,6 +725,66 @@ public final class ClusterStore {
         limits.rateLimit(),
         limits.periodMillis(),
         limits.field());
+  }
+
+  /**
+   * Brings the key indexes in line with the queues limited per key: makes each missing one and
+   * drops each no queue needs, one statement at a time in autocommit ({@code CREATE} and {@code
+   * DROP INDEX CONCURRENTLY} take no lock that stops writes, and cannot run in a transaction).
+   * Returns a sentence for each index it could not make or drop, or found not valid; the keyed
+   * claim of its queue ranks the whole backlog meanwhile (slower, never wrong).
+   */
+  public List<String> syncKeyIndexes(DataSource ds) {
+    List<String[]> changes =
+        Db.inTransaction(
+            ds,
+            "cannot read the key indexes",
+            c -> {
+              List<String[]> rows = new ArrayList<>();
+              try (PreparedStatement ps = c.prepareStatement(keyIndexChanges);
+                  ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                  rows.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
+                }
+              }
+              return rows;
+            });
+    List<String> problems = new ArrayList<>();
+    for (String[] change : changes) {
+      String action = change[0];
+      String index = change[1];
+      String ddl = change[2];
+      if (ddl == null) {
+        problems.add(
+            "key index "
+                + index
+                + " is not valid (a build failed or is under way): the keyed claim of its queue"
+                + " ranks the queue's whole backlog until it is; drop it, then set the limit again");
+        continue;
+      }
+      try (Connection c = ds.getConnection()) {
+        c.setAutoCommit(true);
+        try (java.sql.Statement st = c.createStatement()) {
+          st.execute(ddl);
+        }
+      } catch (SQLException e) {
+        problems.add(
+            "cannot "
+                + action
+                + " key index "
+                + index
+                + " ("
+                + e.getMessage()
+                + ("create".equals(action)
+                    ? "): the keyed claim of its queue ranks the queue's whole backlog until the"
+                        + " table's owner runs: "
+                        + ddl
+                    : "): it costs its queue's inserts an index entry until the table's owner"
+                        + " runs: "
+                        + ddl));
+      }
+    }
+    return problems;
   }
 
   /**

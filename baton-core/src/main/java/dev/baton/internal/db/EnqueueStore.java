@@ -466,7 +466,7 @@ public final class EnqueueStore {
       ps.setString(i++, job.idempotencyKey());
       ps.setString(i++, job.metadata());
       ps.setString(i++, byOf(u));
-      ps.setString(i++, fieldsOf(u));
+      ps.setArray(i++, u.fields().isEmpty() ? null : c.createArrayOf("text", u.fields().toArray()));
       ps.setBoolean(i++, u.perQueue());
       ps.setString(i++, interval(u.period()));
       ps.setString(i++, statesOf(u));
@@ -484,7 +484,11 @@ public final class EnqueueStore {
     return u.by().name().toLowerCase(Locale.ROOT);
   }
 
-  /** The fields of {@code u} as a PostgreSQL array literal, or null for none. */
+  /**
+   * The fields of {@code u} as the text of a PostgreSQL array, or null for none: the form a value
+   * takes inside a text[] of many jobs' arrays (one array per job, in a bulk enqueue) and in a COPY
+   * row, where no array can be bound. Each field is quoted, its backslashes and quotes escaped.
+   */
   private static String fieldsOf(UniqueOptions u) {
     if (u.fields().isEmpty()) {
       return null;
@@ -494,7 +498,15 @@ public final class EnqueueStore {
       if (sb.length() > 1) {
         sb.append(',');
       }
-      sb.append('"').append(f.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+      sb.append('"');
+      for (int k = 0; k < f.length(); k++) {
+        char ch = f.charAt(k);
+        if (ch == '\\' || ch == '"') {
+          sb.append('\\');
+        }
+        sb.append(ch);
+      }
+      sb.append('"');
     }
     return sb.append('}').toString();
   }

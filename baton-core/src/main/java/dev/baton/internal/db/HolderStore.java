@@ -141,46 +141,33 @@ public final class HolderStore {
           + "\n  LIMIT ${schema}.claim_admits(?, ?)\n  FOR UPDATE SKIP LOCKED\n),\n"
           + CLAIMED_AND_STARTS_RECORDED;
 
-  // The pick of a keyed claim, after its "room" (claim_room's answer, as "r"): the available jobs
-  // ranked within their key, those whose rank fits their key's room (its concurrency limit less its
-  // running jobs, and its rate less its starts of the period), locked. Binds: queue, limit.
+  // The pick of a keyed claim, after its "room" (claim_room's answer, as "r"): the ids keyed_pick
+  // (schema version 13) takes, up to the free slots and the queue's room, locked. keyed_pick runs
+  // once (a scalar sub-select), after claim_room locked the queue's row. Binds: queue, limit.
   @Fragment
   private static final String KEYED_PICKED =
       """
-      ranked AS (
-        SELECT j.id, j.priority, j.scheduled_at,
-               coalesce(j.args ->> (SELECT r ->> 'field' FROM room), '') AS k,
-               row_number() OVER (
-                 PARTITION BY coalesce(j.args ->> (SELECT r ->> 'field' FROM room), '')
-                 ORDER BY j.priority, j.scheduled_at, j.id) AS rn
-        FROM ${schema}.job j
-        WHERE j.state = 'available' AND j.queue = ?
-      ),
       picked AS MATERIALIZED (
         SELECT j.id FROM ${schema}.job j
-        WHERE j.id = ANY (ARRAY(
-            SELECT ranked.id FROM ranked, room
-            WHERE ranked.rn <= coalesce((room.r ->> 'limit')::int, ranked.rn)
-                               - coalesce((room.r -> 'running' ->> ranked.k)::int, 0)
-              AND ranked.rn <= coalesce((room.r ->> 'rate')::int, ranked.rn)
-                               - coalesce((room.r -> 'started' ->> ranked.k)::int, 0)
-            ORDER BY ranked.priority, ranked.rn, ranked.scheduled_at, ranked.id
-            LIMIT least(?, coalesce((SELECT (r ->> 'admit')::int FROM room), 2147483647))))
+        WHERE j.id = ANY ((SELECT ${schema}.keyed_pick(
+                               ?, room.r, least(?, coalesce((room.r ->> 'admit')::int, 2147483647)))
+                           FROM room)::bigint[])
           AND j.state = 'available'
       """
           + IN_CLAIM_ORDER
           + "\n  FOR UPDATE SKIP LOCKED\n)";
 
-  // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue):
-  // claim_room (schema version 9) locks the queue's row until this statement commits, as
-  // claim_admits does, and says what the limits leave: per key (args ->> its field), the per-key
-  // limit less the key's running jobs; in all, the queue-wide limit less its running jobs. The
-  // available jobs are ranked within their key in claim order ("ranked"), and only those whose
-  // rank fits their key's room are candidates, up to the queue's room and the free slots; they
-  // are locked with SKIP LOCKED (a job claimed meanwhile fails the state check and is skipped).
-  // Candidates are taken by priority, then by their rank in their key, so that the keys take turns
-  // (fair share): a key with a long backlog does not hold up a key enqueued after it. Reads every
-  // available job of the queue: the cost grows with its backlog.
+  // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue), or
+  // a rate limit per key: claim_room (schema version 9) locks the queue's row until this statement
+  // commits, as claim_admits does, and says what the limits leave: per key (args ->> its field),
+  // the per-key limit less the key's running jobs and the per-key rate less its starts; in all, the
+  // queue-wide limit less its running jobs. keyed_pick takes, per key, at most its room of jobs in
+  // claim order, by priority and then by their rank in their key, so that the keys take turns (fair
+  // share): a key with a long backlog does not hold up a key enqueued after it. With the queue's
+  // key
+  // index it reads one probe per key waiting and the jobs it takes; without (being built, or never
+  // made), every available job of the queue. Picked jobs are locked with SKIP LOCKED (a job
+  // claimed meanwhile fails the state check and is skipped).
   // Binds: queue, queue, limit (as PICKED's), then CLAIMED's.
   private static final String CLAIM_KEYED =
       "WITH room AS MATERIALIZED (SELECT ${schema}.claim_room(?) AS r),\n"

@@ -182,6 +182,10 @@ public final class Node {
                     dataSource, queue, r.limit(), (int) r.period().toMillis(), r.argsField());
               }
             });
+    if (!config.concurrencyLimitsPerKey().isEmpty()
+        || config.rateLimits().values().stream().anyMatch(r -> r.argsField() != null)) {
+      clusterStore.syncKeyIndexes(dataSource).forEach(log::warn);
+    }
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
     ((ScheduledThreadPoolExecutor) timer).setRemoveOnCancelPolicy(true);
     Completer completer = null;

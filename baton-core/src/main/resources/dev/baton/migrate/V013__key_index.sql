@@ -1,0 +1,154 @@
+-- The keyed claim (claim_room, then its pick) read every available job of a queue limited per key
+-- and ranked them within their key on every claim: its cost grew with the queue's backlog (20,000
+-- jobs waiting: tens of milliseconds a claim). A queue limited per key now has an index of its own,
+-- partial to its available jobs: (the key, priority, scheduled_at, id). Its pick (keyed_pick) walks
+-- the index from key to key (one probe per key waiting) and reads at most each key's room of jobs
+-- from it, in claim order: the cost grows with the number of keys waiting, not with the backlog.
+--
+-- The index is partial to the queue, so an insert into any other queue adds no entry to it, and a
+-- database with no queue limited per key has no such index at all: a queue without limits pays
+-- nothing. The index is made and dropped by the client that sets or removes the limit
+-- (key_index_changes says what to run; CREATE INDEX CONCURRENTLY, which cannot run in a function or
+-- a transaction). Until it is valid (being built, or never made because the role setting the limit
+-- does not own the table), keyed_pick ranks the whole backlog as before: slower, never wrong.
+
+-- The name of the key index of p_queue keyed by args ->> p_field.
+CREATE FUNCTION ${schema}.key_index_name(p_queue text, p_field text) RETURNS text
+    LANGUAGE sql IMMUTABLE AS $$
+    SELECT 'job_key_' || left(md5(p_queue || chr(31) || p_field), 20)
+$$;
+
+-- The statements that bring the key indexes in line with the queues limited per key: a create for
+-- each such queue without its index ('create'), a drop for each key index no queue needs any more
+-- ('drop'), and, for a key index that exists but is not valid (a build that failed or is under
+-- way), its name ('invalid', no statement). With p_concurrently, CREATE and DROP INDEX
+-- CONCURRENTLY, which take no lock that stops writes.
+CREATE FUNCTION ${schema}.key_index_changes(p_concurrently boolean)
+    RETURNS TABLE (action text, name text, ddl text)
+    LANGUAGE sql STABLE AS $$
+    WITH wanted AS (
+        SELECT q.name AS queue, coalesce(q.key_field, q.rate_key_field) AS field,
+               ${schema}.key_index_name(q.name, coalesce(q.key_field, q.rate_key_field)) AS index
+        FROM ${schema}.queue q
+        WHERE q.key_limit IS NOT NULL OR q.rate_key_field IS NOT NULL
+    ),
+    present AS (
+        SELECT c.relname AS index, i.indisvalid AS valid
+        FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = '${schema}.job'::regclass AND c.relname LIKE 'job\_key\_%'
+    )
+    SELECT 'create', w.index,
+           format('CREATE INDEX %s %I ON %s.job ((coalesce(args ->> %L, '''')), priority, '
+                  'scheduled_at, id) WHERE state = ''available'' AND queue = %L',
+                  CASE WHEN p_concurrently THEN 'CONCURRENTLY' ELSE '' END,
+                  w.index, '${schema}', w.field, w.queue)
+    FROM wanted w
+    WHERE NOT EXISTS (SELECT 1 FROM present p WHERE p.index = w.index)
+    UNION ALL
+    SELECT 'invalid', w.index, NULL
+    FROM wanted w JOIN present p ON p.index = w.index AND NOT p.valid
+    UNION ALL
+    SELECT 'drop', p.index,
+           format('DROP INDEX %s IF EXISTS %s.%I',
+                  CASE WHEN p_concurrently THEN 'CONCURRENTLY' ELSE '' END, '${schema}', p.index)
+    FROM present p
+    WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.index = p.index)
+$$;
+
+-- The ids a keyed claim takes, given claim_room's answer p_room: per key (args ->> the room's
+-- field; '' without the field), at most the key's room (its concurrency limit less its running
+-- jobs, and its rate less its starts in the period) of its available jobs, first in claim order;
+-- of those, at most p_wanted, by priority, then by their rank in their key (so that keys take
+-- turns: a key with a long backlog does not hold up a key enqueued after it), then by scheduled_at
+-- and id. VOLATILE, so that its reads take a snapshot after claim_room locked the queue's row, and
+-- see the claims that committed before. Sequential scans are off inside it: statistics taken while
+-- the queue was small must not turn each probe of the key index into a read of the whole table.
+CREATE FUNCTION ${schema}.keyed_pick(p_queue text, p_room jsonb, p_wanted int) RETURNS bigint[]
+    LANGUAGE plpgsql VOLATILE SET enable_seqscan = off AS $$
+DECLARE
+    field text := p_room ->> 'field';
+    picked bigint[];
+BEGIN
+    IF p_wanted <= 0 OR field IS NULL THEN
+        RETURN '{}';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_index i
+               WHERE i.indexrelid = to_regclass(
+                         '${schema}.' || quote_ident(${schema}.key_index_name(p_queue, field)))
+                 AND i.indisvalid) THEN
+        -- From key to key through the queue's key index (the literals match its expression and
+        -- predicate), then each key's room of jobs from it.
+        EXECUTE format($q$
+            WITH RECURSIVE keys (k) AS (
+                (SELECT coalesce(j.args ->> %2$L, '') FROM ${schema}.job j
+                 WHERE j.state = 'available' AND j.queue = %1$L
+                 ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1)
+                UNION ALL
+                SELECT (SELECT coalesce(j.args ->> %2$L, '') FROM ${schema}.job j
+                        WHERE j.state = 'available' AND j.queue = %1$L
+                          AND coalesce(j.args ->> %2$L, '') > keys.k
+                        ORDER BY coalesce(j.args ->> %2$L, '') LIMIT 1)
+                FROM keys WHERE keys.k IS NOT NULL
+            ),
+            room AS (
+                SELECT keys.k,
+                       greatest(0, least(
+                           coalesce(($1 ->> 'limit')::int
+                                    - coalesce(($1 -> 'running' ->> keys.k)::int, 0), $2),
+                           coalesce(($1 ->> 'rate')::int
+                                    - coalesce(($1 -> 'started' ->> keys.k)::int, 0), $2),
+                           $2)) AS n
+                FROM keys WHERE keys.k IS NOT NULL
+            ),
+            candidates AS (
+                SELECT c.id, c.priority, c.scheduled_at,
+                       row_number() OVER (PARTITION BY room.k
+                                          ORDER BY c.priority, c.scheduled_at, c.id) AS rn
+                FROM room
+                CROSS JOIN LATERAL (
+                    SELECT j.id, j.priority, j.scheduled_at FROM ${schema}.job j
+                    WHERE j.state = 'available' AND j.queue = %1$L
+                      AND coalesce(j.args ->> %2$L, '') = room.k
+                    ORDER BY j.priority, j.scheduled_at, j.id
+                    LIMIT room.n) c
+                WHERE room.n > 0
+            )
+            SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.scheduled_at, t.id)
+            FROM (SELECT * FROM candidates
+                  ORDER BY priority, rn, scheduled_at, id LIMIT $2) t
+            $q$, p_queue, field)
+        INTO picked USING p_room, p_wanted;
+    ELSE
+        -- No valid key index: every available job of the queue, ranked within its key.
+        SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.scheduled_at, t.id) INTO picked
+        FROM (
+            SELECT r.id, r.priority, r.rn, r.scheduled_at
+            FROM (
+                SELECT j.id, j.priority, j.scheduled_at, coalesce(j.args ->> field, '') AS k,
+                       row_number() OVER (PARTITION BY coalesce(j.args ->> field, '')
+                                          ORDER BY j.priority, j.scheduled_at, j.id) AS rn
+                FROM ${schema}.job j
+                WHERE j.state = 'available' AND j.queue = p_queue) r
+            WHERE r.rn <= coalesce((p_room ->> 'limit')::int, r.rn)
+                          - coalesce((p_room -> 'running' ->> r.k)::int, 0)
+              AND r.rn <= coalesce((p_room ->> 'rate')::int, r.rn)
+                          - coalesce((p_room -> 'started' ->> r.k)::int, 0)
+            ORDER BY r.priority, r.rn, r.scheduled_at, r.id
+            LIMIT p_wanted) t;
+    END IF;
+    RETURN coalesce(picked, '{}');
+END
+$$;
+
+-- The queues limited per key before this version get their index here (without CONCURRENTLY: a
+-- migration runs in a transaction).
+DO $$
+DECLARE
+    c record;
+BEGIN
+    FOR c IN SELECT * FROM ${schema}.key_index_changes(false) WHERE action = 'create' LOOP
+        EXECUTE c.ddl;
+    END LOOP;
+END
+$$;

@@ -1,0 +1,200 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.admin.BatonAdmin;
+import dev.baton.internal.db.ClaimedJob;
+import dev.baton.internal.db.HolderStore;
+import dev.baton.internal.db.SchemaName;
+import dev.baton.testing.Fixture;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A queue limited per key has an index of its available jobs by key (schema version 13), made when
+ * the limit is set and dropped when it is removed; its claim reads the keys waiting and the jobs it
+ * takes from it, not the whole backlog; and without the index (never made, or dropped) the claim
+ * still keeps the limit, ranking the backlog instead.
+ */
+class KeyIndexTest {
+
+  private static final String QUEUE = "keyed";
+
+  @Test
+  void aLimitPerKeyHasItsIndexWhileSetAndNoOtherQueueHasOne() {
+    try (Fixture f = new Fixture()) {
+      BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+      admin.limitConcurrency("plain-limited", 5, "t");
+      assertThat(keyIndexes(f)).as("a queue-wide limit needs no key index").isEmpty();
+
+      admin.limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      assertThat(keyIndexes(f)).containsExactly(indexName(f, QUEUE, "customer") + " valid");
+
+      admin.limitConcurrencyPerKey(QUEUE, "tenant", 1, "t");
+      assertThat(keyIndexes(f))
+          .as("a new key field replaces the index")
+          .containsExactly(indexName(f, QUEUE, "tenant") + " valid");
+
+      admin.limitRatePerKey("rated", "tenant", 10, Duration.ofSeconds(1), "t");
+      assertThat(keyIndexes(f)).hasSize(2);
+
+      admin.removeConcurrencyLimitPerKey(QUEUE, "t");
+      admin.removeRateLimit("rated", "t");
+      assertThat(keyIndexes(f)).as("removing the limits drops their indexes").isEmpty();
+    }
+  }
+
+  @Test
+  void theKeyedClaimReadsTheKeysWaitingNotTheBacklog() throws Exception {
+    try (Fixture f = new Fixture()) {
+      // 20,000 jobs of key A, then 10 of each of 63 other keys
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'A') FROM generate_series(1, 20000)");
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'k' || (g % 63))"
+              + " FROM generate_series(1, 630) g");
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      long withIndex = pickRows(f);
+
+      f.execute("DROP INDEX %s." + indexName(f, QUEUE, "customer"));
+      long withoutIndex = pickRows(f);
+      System.out.printf(
+          "keyed pick over 20,630 jobs of 64 keys: %d rows read with the key index, %d without%n",
+          withIndex, withoutIndex);
+      // one probe per key (64) to find the keys and one per key to take its job
+      assertThat(withIndex).as("rows read by the pick with the key index").isLessThan(500);
+      assertThat(withoutIndex).as("the same pick ranking the whole backlog").isGreaterThan(20_000);
+    }
+  }
+
+  @Test
+  void withoutItsIndexTheKeyedClaimStillKeepsTheLimitAndTakesKeysInTurn() {
+    try (Fixture f = new Fixture()) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'A') FROM generate_series(1, 500)");
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'B') FROM generate_series(1, 5)");
+      BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+      admin.limitConcurrencyPerKey(QUEUE, "customer", 2, "t");
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      List<ClaimedJob> withIndex = store.claimKeyed(f.dataSource(), params(10));
+      f.execute("UPDATE %s.job SET state = 'available', attempt = 0 WHERE state = 'running'");
+      f.execute("DROP INDEX %s." + indexName(f, QUEUE, "customer"));
+      List<ClaimedJob> withoutIndex = store.claimKeyed(f.dataSource(), params(10));
+      for (List<ClaimedJob> claimed : List.of(withIndex, withoutIndex)) {
+        assertThat(claimed).extracting(j -> j.args()).hasSize(4);
+        assertThat(claimed.stream().filter(j -> j.args().contains("\"B\"")).count())
+            .as("jobs of B claimed with A's backlog before them")
+            .isEqualTo(2);
+      }
+      assertThat(ids(withoutIndex)).isEqualTo(ids(withIndex));
+    }
+  }
+
+  private static Set<Long> ids(List<ClaimedJob> jobs) {
+    Set<Long> ids = new HashSet<>();
+    jobs.forEach(j -> ids.add(j.id()));
+    return ids;
+  }
+
+  /**
+   * The rows keyed_pick reads for 16 jobs, nothing running: index entries and heap rows returned by
+   * its scans of the job table and its indexes, from the transaction's own statistics counters.
+   */
+  private static long pickRows(Fixture f) throws Exception {
+    String rowsRead =
+        "SELECT sum(pg_stat_get_xact_tuples_returned(r.oid) + pg_stat_get_xact_tuples_fetched(r.oid))"
+            + " FROM pg_class r WHERE r.oid = '\""
+            + f.schema()
+            + "\".job'::regclass OR r.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '\""
+            + f.schema()
+            + "\".job'::regclass)";
+    try (Connection c = f.dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      try {
+        long before = longOf(st, rowsRead);
+        try (ResultSet rs =
+            st.executeQuery(
+                "SELECT cardinality(\""
+                    + f.schema()
+                    + "\".keyed_pick('"
+                    + QUEUE
+                    + "', '{\"field\": \"customer\", \"limit\": 1, \"running\": {}}', 16))")) {
+          rs.next();
+          assertThat(rs.getInt(1)).as("jobs picked").isEqualTo(16);
+        }
+        return longOf(st, rowsRead) - before;
+      } finally {
+        c.rollback();
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  private static long longOf(Statement st, String sql) throws java.sql.SQLException {
+    try (ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static HolderStore.ClaimParams params(int slots) {
+    return new HolderStore.ClaimParams(
+        QUEUE,
+        slots,
+        "n",
+        Duration.ofMinutes(1),
+        new String[0],
+        new Long[0],
+        Duration.ofMinutes(1));
+  }
+
+  private static String indexName(Fixture f, String queue, String field) {
+    try (Connection c = f.dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT \"" + f.schema() + "\".key_index_name('" + queue + "', '" + field + "')")) {
+      rs.next();
+      return rs.getString(1);
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Each key index of the job table, as "name valid" or "name invalid". */
+  private static List<String> keyIndexes(Fixture f) {
+    try (Connection c = f.dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT x.relname || CASE WHEN i.indisvalid THEN ' valid' ELSE ' invalid' END"
+                    + " FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid"
+                    + " WHERE i.indrelid = '\""
+                    + f.schema()
+                    + "\".job'::regclass AND x.relname LIKE 'job\\_key\\_%' ORDER BY 1")) {
+      List<String> out = new java.util.ArrayList<>();
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
