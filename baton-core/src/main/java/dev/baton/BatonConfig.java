@@ -119,12 +119,21 @@ public final class BatonConfig {
   public record KeyLimit(String argsField, int limit) {}
 
   /**
-   * A queue's rate limit, as {@link Builder#rateLimit} sets it.
+   * A queue's rate limit, as {@link Builder#rateLimit} or {@link Builder#rateLimitPerKey} sets it.
    *
-   * @param limit the most starts in any window of {@code period}
+   * @param limit the most starts in any window of {@code period}, of the whole queue or per key
    * @param period the window
+   * @param argsField the top-level field of the jobs' args whose text is a job's key, when the rate
+   *     holds per key; null when it holds for the queue as a whole
    */
-  public record RateLimit(int limit, Duration period) {}
+  public record RateLimit(int limit, Duration period, String argsField) {
+    /**
+     * A rate limit of the queue as a whole: {@code limit} starts in any window of {@code period}.
+     */
+    public RateLimit(int limit, Duration period) {
+      this(limit, period, null);
+    }
+  }
 
   private final String schema;
   private final String nodeIdGiven; // null: the default, computed when first asked for
@@ -309,8 +318,8 @@ public final class BatonConfig {
   }
 
   /**
-   * The rate limits this client sets when it starts, by queue; empty by default. See {@link
-   * Builder#rateLimit}.
+   * The rate limits this client sets when it starts, of the whole queue or per key, by queue; empty
+   * by default. See {@link Builder#rateLimit} and {@link Builder#rateLimitPerKey}.
    */
   public Map<String, RateLimit> rateLimits() {
     return rateLimits;
@@ -719,7 +728,8 @@ public final class BatonConfig {
      * twice the rate through. Default none. Stored in the database as {@link #concurrencyLimit} is
      * (the client that starts last sets it); {@link dev.baton.admin.BatonAdmin#limitRate} or {@code
      * baton queues rate Q N PERIOD} change it at run time. Holds together with a concurrency limit.
-     * See docs/limits.md.
+     * Replaces a {@link #rateLimitPerKey} of the same queue given to this builder. See
+     * docs/limits.md.
      *
      * @param queue a queue name
      * @param limit starts per period, 1..1,000,000
@@ -732,15 +742,59 @@ public final class BatonConfig {
         throw new InvalidConfigException(
             "rateLimit of queue \"" + queue + "\"", "1..1000000", limit);
       }
-      if (period == null
-          || period.toMillis() < 1
-          || period.compareTo(MAX_RATE_PERIOD) > 0
-          || !period.equals(Duration.ofMillis(period.toMillis()))) {
+      if (!isValidRatePeriod(period)) {
         throw new InvalidConfigException(
             "rateLimit period of queue \"" + queue + "\"", "1 ms..1 day in whole ms", period);
       }
       rateLimits.put(queue, new RateLimit(limit, period));
       return this;
+    }
+
+    /**
+     * Sets queue {@code queue}'s rate limit per key when this client starts: from then on at most
+     * {@code limit} of the queue's jobs with one key start (are claimed) across the cluster in any
+     * window of {@code period}, the sliding window of {@link #rateLimit} counted per key, the key
+     * of a job being the text of its args' top-level field {@code argsField} ({@code args ->>
+     * argsField}; a job without the field has the key {@code ""}). Default none. Replaces a {@link
+     * #rateLimit} of the same queue given to this builder (a queue has one rate limit, of the whole
+     * queue or per key), and the other way round. Stored in the database as {@link
+     * #concurrencyLimit} is (the client that starts last sets it); {@link
+     * dev.baton.admin.BatonAdmin#limitRatePerKey} or {@code baton queues rate Q N PERIOD --per-key
+     * FIELD} change it at run time. A queue limited per key in concurrency as well ({@link
+     * #concurrencyLimitPerKey}) must use the same field for both: {@link #build()} refuses two. A
+     * claim of such a queue reads every available job of the queue, so keep its backlog to
+     * thousands. See docs/limits.md.
+     *
+     * @param queue a queue name
+     * @param argsField the args field holding the key, 1-128 characters
+     * @param limit starts per key per period, 1..1,000,000
+     * @param period the window, 1 ms..1 day, in whole milliseconds
+     * @throws InvalidConfigException if the name is not a queue name, the field is empty or too
+     *     long, or a value is out of range
+     */
+    public Builder rateLimitPerKey(String queue, String argsField, int limit, Duration period) {
+      QueueConfig.requireValidName(queue);
+      if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+        throw new InvalidConfigException(
+            "rateLimitPerKey field of queue \"" + queue + "\"", "1-128 characters", argsField);
+      }
+      if (limit < 1 || limit > MAX_CONCURRENCY_LIMIT) {
+        throw new InvalidConfigException(
+            "rateLimitPerKey of queue \"" + queue + "\"", "1..1000000", limit);
+      }
+      if (!isValidRatePeriod(period)) {
+        throw new InvalidConfigException(
+            "rateLimitPerKey period of queue \"" + queue + "\"", "1 ms..1 day in whole ms", period);
+      }
+      rateLimits.put(queue, new RateLimit(limit, period, argsField));
+      return this;
+    }
+
+    private static boolean isValidRatePeriod(Duration period) {
+      return period != null
+          && period.toMillis() >= 1
+          && period.compareTo(MAX_RATE_PERIOD) <= 0
+          && period.equals(Duration.ofMillis(period.toMillis()));
     }
 
     /**
@@ -1096,6 +1150,20 @@ public final class BatonConfig {
             "nodeTtl",
             "more than twice nodeHeartbeatInterval (" + nodeHeartbeatInterval + ")",
             nodeTtl);
+      }
+      // The database holds one key field for a queue limited per key in concurrency and in rate
+      // (queue_rate_key_field_check): two would fail only when the client starts.
+      for (Map.Entry<String, RateLimit> r : rateLimits.entrySet()) {
+        KeyLimit k = keyLimits.get(r.getKey());
+        String field = r.getValue().argsField();
+        if (k != null && field != null && !field.equals(k.argsField())) {
+          throw new InvalidConfigException(
+              "rateLimitPerKey field of queue \"" + r.getKey() + "\"",
+              "the field of its concurrencyLimitPerKey (\""
+                  + k.argsField()
+                  + "\"), as a queue limited per key in concurrency and in rate has one key field",
+              field);
+        }
       }
       if (Boolean.TRUE.equals(virtualThreads) && Runtime.version().feature() < 21) {
         throw new InvalidConfigException(

@@ -488,8 +488,9 @@ public final class BatonAdmin {
   }
 
   /**
-   * Removes {@code queue}'s rate limit, of the whole queue or per key. Removing a limit that is not
-   * set does nothing.
+   * Removes {@code queue}'s rate limit, of the whole queue or per key, and deletes the queue's
+   * recorded starts in the same transaction (a rate set again later starts from an empty window).
+   * Removing a limit that is not set does nothing.
    *
    * @param queue the queue
    * @param by who removed it, for the log
@@ -497,7 +498,7 @@ public final class BatonAdmin {
    */
   public void removeRateLimit(String queue, String by) {
     QueueConfig.requireValidName(queue);
-    cluster.limitRate(dataSource, queue, null, null, null);
+    cluster.removeRateLimit(dataSource, queue);
     syncKeyIndexes();
     log.info("queue {}: rate limit removed by {}", queue, by);
   }

@@ -39,6 +39,7 @@ final class Banner {
           Map.entry("key_limit_set", "queue {queue} limited to {n} running jobs per key"),
           Map.entry("key_limit_removed", "queue {queue} has no concurrency limit per key now"),
           Map.entry("rate_set", "queue {queue} limited to {n} starts per period"),
+          Map.entry("rate_key_set", "queue {queue} limited to {n} starts per key per period"),
           Map.entry("rate_removed", "queue {queue} has no rate limit now"),
           Map.entry("signed_in", "signed in"),
           Map.entry("bulk_retry", "{n} jobs retried"),

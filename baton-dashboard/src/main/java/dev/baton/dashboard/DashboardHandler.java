@@ -27,6 +27,7 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -359,13 +360,19 @@ final class DashboardHandler implements HttpHandler {
               yield views.limitConcurrency(queue, cap, by);
             }
             case "keylimit" -> {
-              String field = Views.keyField(queue, r.param("key_field"));
+              String field = Views.keyField(queue, "key field", r.param("key_field"));
               cap = Views.limit(queue, "limit per key", r.param("key_limit"), 1);
               yield views.limitConcurrencyPerKey(queue, field, cap, by);
             }
             case "rate" -> {
               cap = Views.limit(queue, "rate limit", r.param("rate"), 1);
-              yield views.limitRate(queue, cap, Views.ratePeriod(queue, r.param("period")), by);
+              Duration period = Views.ratePeriod(queue, r.param("period"));
+              String perKey = r.param("rate_key_field");
+              // the field left empty: a rate of the whole queue
+              yield perKey == null || perKey.isBlank()
+                  ? views.limitRate(queue, cap, period, by)
+                  : views.limitRatePerKey(
+                      queue, Views.keyField(queue, "rate key field", perKey), cap, period, by);
             }
             case "unlimit" -> views.removeLimit(queue, "limit", by);
             case "unkeylimit" -> views.removeLimit(queue, "key_limit", by);

@@ -258,6 +258,8 @@ final class Pages {
     value(h, l == null ? null : l.rateLimit());
     input(h, "period", "per (1s)", queue + ": period of the rate, such as 1s or 5m", 5);
     value(h, l == null || l.ratePeriod() == null ? null : Html.period(l.ratePeriod()));
+    input(h, "rate_key_field", "per key field", queue + ": args field of the rate's key", 9);
+    value(h, l == null ? null : l.rateKeyField());
     h.raw("<button type=\"submit\">Set rate</button></form>");
     if (l != null && l.rateLimit() != null) {
       h.button(path + "/unrate", "Remove rate", csrf, "Remove the rate limit of " + queue + "?");

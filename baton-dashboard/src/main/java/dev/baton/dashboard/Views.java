@@ -556,14 +556,16 @@ final class Views {
   }
 
   /**
-   * The args field an operator typed for {@code queue}'s limit per key: 1-128 characters, else a
-   * 400 naming the field and what was given.
+   * The args field an operator typed for {@code queue}'s limit per key ({@code what} names the
+   * form's field): 1-128 characters, else a 400 naming the field and what was given.
    */
-  static String keyField(String queue, String given) {
+  static String keyField(String queue, String what, String given) {
     String f = given == null ? "" : given.strip();
     if (f.isEmpty() || f.length() > 128) {
       throw BadRequest.of(
-          "invalid key field for queue "
+          "invalid "
+              + what
+              + " for queue "
               + queue
               + ": expected the name of a top-level field of the jobs' args, 1-128 characters,"
               + " got "
@@ -622,6 +624,9 @@ final class Views {
       admin.limitConcurrencyPerKey(queue, field, limit, by);
     } catch (InvalidConfigException e) {
       throw BadRequest.of(e.getMessage());
+    } catch (BatonException e) {
+      String other = limitsOf(queue).map(StatsAdmin.LimitsInUse::rateKeyField).orElse(null);
+      throw oneKeyField(e, queue, "key field", field, "rate limit per key", other);
     }
     log.info(
         "dashboard: queue {} limited to {} running jobs per key (args field {}) by {}",
@@ -649,6 +654,67 @@ final class Views {
         "rate_set",
         "queue " + queue + " limited to " + limit + " starts per " + Html.period(period),
         null);
+  }
+
+  /**
+   * Sets {@code queue}'s rate limit per key (the args field {@code field}), recording {@code by} in
+   * the log.
+   */
+  Outcome limitRatePerKey(String queue, String field, int limit, Duration period, String by) {
+    try {
+      admin.limitRatePerKey(queue, field, limit, period, by);
+    } catch (InvalidConfigException e) {
+      throw BadRequest.of(e.getMessage());
+    } catch (BatonException e) {
+      String other = limitsOf(queue).map(StatsAdmin.LimitsInUse::keyField).orElse(null);
+      throw oneKeyField(e, queue, "rate key field", field, "concurrency limit per key", other);
+    }
+    log.info(
+        "dashboard: queue {} limited to {} starts per {} per key (args field {}) by {}",
+        queue,
+        limit,
+        period,
+        field,
+        by);
+    return new Outcome(
+        200,
+        "rate_key_set",
+        "queue "
+            + queue
+            + " limited to "
+            + limit
+            + " starts per "
+            + Html.period(period)
+            + " per "
+            + field,
+        null);
+  }
+
+  private Optional<StatsAdmin.LimitsInUse> limitsOf(String queue) {
+    return admin.limitsInUse().stream().filter(l -> l.queue().equals(queue)).findFirst();
+  }
+
+  /**
+   * A refused limit per key as the operator's mistake when the queue's other limit per key names
+   * another field (the database keeps one key field per queue): a 400 naming the form's field; any
+   * other failure stays a failure.
+   */
+  private static RuntimeException oneKeyField(
+      BatonException e, String queue, String what, String given, String otherLimit, String other) {
+    if (other == null || other.equals(given)) {
+      return e;
+    }
+    return BadRequest.of(
+        "invalid "
+            + what
+            + " for queue "
+            + queue
+            + ": expected the field of its "
+            + otherLimit
+            + " ("
+            + Request.shown(other)
+            + "), as a queue limited per key in concurrency and in rate has one key field, got "
+            + Request.shown(given));
   }
 
   /**

@@ -146,6 +146,54 @@ class DashboardLimitsTest {
         .contains("action=\"/queues/lim/unlimit\"", "action=\"/queues/lim/unkeylimit\"")
         .contains("action=\"/queues/lim/unrate\"");
 
+    // a rate per key: the same form with the args field of the key, logged with who set it
+    System.setErr(new java.io.PrintStream(log, true, StandardCharsets.UTF_8));
+    try {
+      set = post("lim", "rate", "rate", "5", "period", "1m", "rate_key_field", "customer");
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(set.statusCode()).isEqualTo(303);
+    assertThat(set.headers().firstValue("Location").orElseThrow())
+        .endsWith("done=rate_key_set&queue=lim&n=5");
+    assertThat(log.toString(StandardCharsets.UTF_8))
+        .contains(
+            "dashboard: queue lim limited to 5 starts per PT1M per key (args field customer) by"
+                + " ops-lia");
+    assertThat(
+            column(
+                "SELECT rate_limit || ' ' || rate_period_ms || ' ' || rate_key_field FROM %s.queue"
+                    + " WHERE name = 'lim'"))
+        .isEqualTo("5 60000 customer");
+    assertThat(limitsCell("lim")).contains("starts per 1m per customer (busiest)");
+    assertThat(web.get("/").body())
+        .contains(
+            "name=\"rate_key_field\" size=\"9\" aria-label=\"lim: args field of the rate&#39;s"
+                + " key\" placeholder=\"per key field\" value=\"customer\">");
+    // the queue is limited per key on customer: a rate per key on another field is refused
+    HttpResponse<String> twoFields =
+        post("lim", "rate", "rate", "5", "period", "1m", "rate_key_field", "account");
+    assertThat(twoFields.statusCode()).isEqualTo(400);
+    assertThat(twoFields.body())
+        .contains(
+            "invalid rate key field for queue lim: expected the field of its concurrency limit per"
+                + " key (&quot;customer&quot;), as a queue limited per key in concurrency and in"
+                + " rate has one key field, got &quot;account&quot;");
+    HttpResponse<String> keyTwoFields =
+        post("lim", "keylimit", "key_field", "account", "key_limit", "1");
+    assertThat(keyTwoFields.statusCode()).isEqualTo(400);
+    assertThat(keyTwoFields.body())
+        .contains(
+            "invalid key field for queue lim: expected the field of its rate limit per key"
+                + " (&quot;customer&quot;)");
+    assertThat(column("SELECT key_field || ' ' || rate_key_field FROM %s.queue WHERE name = 'lim'"))
+        .isEqualTo("customer customer");
+    // the field left empty: a rate of the whole queue again
+    assertThat(post("lim", "rate", "rate", "5", "period", "1m", "rate_key_field", "").statusCode())
+        .isEqualTo(303);
+    assertThat(column("SELECT coalesce(rate_key_field, 'none') FROM %s.queue WHERE name = 'lim'"))
+        .isEqualTo("none");
+
     HttpResponse<String> removed = post("lim", "unrate");
     assertThat(removed.headers().firstValue("Location").orElseThrow())
         .endsWith("done=rate_removed&queue=lim");
@@ -157,6 +205,9 @@ class DashboardLimitsTest {
                     + " WHERE name = 'lim'"))
         .isNull();
     assertThat(limitsCell("lim")).contains("data-limits=\"\"");
+    assertThat(column("SELECT count(*)::text FROM %s.queue_start WHERE queue = 'lim'"))
+        .as("the removed rate's starts")
+        .isEqualTo("0");
     assertThat(web.post("/api/queues/lim/unrate").body()).contains("\"outcome\":\"rate_removed\"");
   }
 
@@ -195,6 +246,11 @@ class DashboardLimitsTest {
             new Bad("rate", List.of("rate", "5", "period", "25h"), "1ms..24h, got \"25h\""),
             new Bad("rate", List.of("rate", "5", "period", "0s"), "got \"0s\""),
             new Bad(
+                "rate",
+                List.of("rate", "5", "period", "1s", "rate_key_field", "x".repeat(129)),
+                "invalid rate key field for queue badlim: expected the name of a top-level field"
+                    + " of the jobs' args, 1-128 characters"),
+            new Bad(
                 "ratelimit",
                 List.of(),
                 "no queue action \"ratelimit\"; expected pause, resume, cap, uncap, limit"))) {
@@ -221,7 +277,9 @@ class DashboardLimitsTest {
         HttpResponse<String> r =
             w.postForm(
                 "/queues/badlim/" + action,
-                "csrf=" + w.token() + "&limit=5&key_field=c&key_limit=1&rate=5&period=1s");
+                "csrf="
+                    + w.token()
+                    + "&limit=5&key_field=c&key_limit=1&rate=5&period=1s&rate_key_field=c");
         assertThat(r.statusCode()).as(action).isEqualTo(403);
         assertThat(r.body()).contains("read-only");
       }

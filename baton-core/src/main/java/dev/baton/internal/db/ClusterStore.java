@@ -240,6 +240,37 @@ public final class ClusterStore {
           + " AS mode\n)\n"
           + LIMITED_ANSWER;
 
+  // A removed rate limit's recorded starts, deleted in the transaction that removed it (after
+  // LIMIT_RATE, whose upsert holds the queue's row): nothing counts them any more, and a rate set
+  // again later starts from an empty window instead of one that a claim-less queue never pruned.
+  // A claim that held the row before the removal has committed its starts by then (this statement
+  // reads after the lock), so they go too; one that waited for the row and read the queue before
+  // the removal may still record its starts after it, real starts that a rate set again counts and
+  // prunes with its window. Binds: queue.
+  private static final String REMOVE_RATE_LIMIT =
+      "DELETE FROM ${schema}.queue_start WHERE queue = ?";
+
+  // Sets a queue's concurrency limit per key and its rate limit per key together, on one field.
+  // The database holds one key field for both (queue_rate_key_field_check, a row check), so a
+  // change of their shared field set one at a time would pass through a row with two fields.
+  // Announced as LIMIT_CONCURRENCY's. Binds: queue, field, key limit, rate limit, period ms, field,
+  // ctl, ins.
+  private static final String LIMIT_PER_KEY =
+      """
+      WITH up AS (
+        INSERT INTO ${schema}.queue AS q
+          (name, key_field, key_limit, rate_limit, rate_period_ms, rate_key_field)
+        VALUES (?, ?, ?::int, ?::int, ?::int, ?)
+        ON CONFLICT (name) DO UPDATE
+        SET key_field = excluded.key_field, key_limit = excluded.key_limit,
+            rate_limit = excluded.rate_limit, rate_period_ms = excluded.rate_period_ms,
+            rate_key_field = excluded.rate_key_field, updated_at = now()
+        RETURNING q.name,
+      """
+          + HolderStore.CLAIM_MODE
+          + " AS mode\n)\n"
+          + LIMITED_ANSWER;
+
   // What the key indexes (schema version 13) lack or have too many of: each row an action
   // ('create',
   // 'drop' or 'invalid'), an index name and the statement to run (CONCURRENTLY; none for
@@ -281,6 +312,8 @@ public final class ClusterStore {
   private final String limitConcurrency;
   private final String limitConcurrencyPerKey;
   private final String limitRate;
+  private final String removeRateLimit;
+  private final String limitPerKey;
   private final String keyIndexChanges;
 
   /** Prepares the SQL text for {@code schema}. */
@@ -304,6 +337,8 @@ public final class ClusterStore {
     this.limitConcurrency = schema.expand(LIMIT_CONCURRENCY);
     this.limitConcurrencyPerKey = schema.expand(LIMIT_CONCURRENCY_PER_KEY);
     this.limitRate = schema.expand(LIMIT_RATE);
+    this.removeRateLimit = schema.expand(REMOVE_RATE_LIMIT);
+    this.limitPerKey = schema.expand(LIMIT_PER_KEY);
     this.keyIndexChanges = schema.expand(KEY_INDEX_CHANGES);
   }
 
@@ -652,6 +687,47 @@ public final class ClusterStore {
   }
 
   /**
+   * Removes {@code queue}'s rate limit, of the whole queue or per key, and deletes its recorded
+   * starts in the same transaction.
+   */
+  public void removeRateLimit(DataSource ds, String queue) {
+    Db.inExplicitTransaction(
+        ds,
+        "cannot remove the rate limit of queue " + queue,
+        c -> {
+          setLimit(c, limitRate, queue, null, null, null);
+          try (PreparedStatement ps = c.prepareStatement(removeRateLimit)) {
+            ps.setString(1, queue);
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  /**
+   * A queue's concurrency limit and rate limit per key, on one args field.
+   *
+   * @param field the args field whose value is the key
+   * @param keyLimit the most jobs of one key running at once
+   * @param rateLimit the most starts of one key per period
+   * @param periodMillis the rate's window
+   */
+  public record KeyLimits(String field, int keyLimit, int rateLimit, int periodMillis) {}
+
+  /** Sets {@code queue}'s concurrency limit and rate limit per key together, in one statement. */
+  public void limitPerKey(DataSource ds, String queue, KeyLimits limits) {
+    setLimit(
+        ds,
+        "cannot set the limits per key of queue " + queue,
+        limitPerKey,
+        queue,
+        limits.field(),
+        limits.keyLimit(),
+        limits.rateLimit(),
+        limits.periodMillis(),
+        limits.field());
+  }
+
+  /**
    * Brings the key indexes in line with the queues limited per key: makes each missing one and
    * drops each no queue needs, one statement at a time in autocommit ({@code CREATE} and {@code
    * DROP INDEX CONCURRENTLY} take no lock that stops writes, and cannot run in a transaction).
@@ -717,28 +793,27 @@ public final class ClusterStore {
    * statement casts where it needs an int), then the channels.
    */
   private void setLimit(DataSource ds, String what, String sql, Object... values) {
-    Db.inTransaction(
-        ds,
-        what,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            for (Object v : values) {
-              if (v == null) {
-                ps.setNull(i++, java.sql.Types.VARCHAR);
-              } else if (v instanceof Integer n) {
-                ps.setInt(i++, n);
-              } else {
-                ps.setString(i++, (String) v);
-              }
-            }
-            ps.setString(i++, schema.controlChannel());
-            ps.setString(i, schema.insertChannel());
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next();
-            }
-          }
-        });
+    Db.inTransaction(ds, what, c -> setLimit(c, sql, values));
+  }
+
+  private boolean setLimit(Connection c, String sql, Object... values) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int i = 1;
+      for (Object v : values) {
+        if (v == null) {
+          ps.setNull(i++, java.sql.Types.VARCHAR);
+        } else if (v instanceof Integer n) {
+          ps.setInt(i++, n);
+        } else {
+          ps.setString(i++, (String) v);
+        }
+      }
+      ps.setString(i++, schema.controlChannel());
+      ps.setString(i, schema.insertChannel());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
   }
 
   /** Whether {@code queue} is paused. */

@@ -159,15 +159,31 @@ public final class Node {
     config
         .concurrencyLimitsPerKey()
         .forEach(
-            (queue, k) ->
-                clusterStore.limitConcurrencyPerKey(dataSource, queue, k.argsField(), k.limit()));
+            (queue, k) -> {
+              BatonConfig.RateLimit r = config.rateLimits().get(queue);
+              if (r != null && r.argsField() != null) {
+                // one statement for both: set one at a time, a change of their (shared) field
+                // would pass through a row with two fields, which the database refuses
+                clusterStore.limitPerKey(
+                    dataSource,
+                    queue,
+                    new ClusterStore.KeyLimits(
+                        k.argsField(), k.limit(), r.limit(), (int) r.period().toMillis()));
+              } else {
+                clusterStore.limitConcurrencyPerKey(dataSource, queue, k.argsField(), k.limit());
+              }
+            });
     config
         .rateLimits()
         .forEach(
-            (queue, r) ->
+            (queue, r) -> {
+              if (r.argsField() == null || !config.concurrencyLimitsPerKey().containsKey(queue)) {
                 clusterStore.limitRate(
-                    dataSource, queue, r.limit(), (int) r.period().toMillis(), null));
-    if (!config.concurrencyLimitsPerKey().isEmpty()) {
+                    dataSource, queue, r.limit(), (int) r.period().toMillis(), r.argsField());
+              }
+            });
+    if (!config.concurrencyLimitsPerKey().isEmpty()
+        || config.rateLimits().values().stream().anyMatch(r -> r.argsField() != null)) {
       clusterStore.syncKeyIndexes(dataSource).forEach(log::warn);
     }
     timer = new ScheduledThreadPoolExecutor(1, Workers.named("baton-timer"));
@@ -206,7 +222,9 @@ public final class Node {
                   locksSession() ? new Heartbeater.NodeLock(clusterStore, config.nodeId()) : null));
       for (QueueConfig q : config.queues().values()) {
         Producer p = newProducer(q, completer);
-        if (config.concurrencyLimitsPerKey().containsKey(q.name())) {
+        BatonConfig.RateLimit rate = config.rateLimits().get(q.name());
+        if (config.concurrencyLimitsPerKey().containsKey(q.name())
+            || (rate != null && rate.argsField() != null)) {
           p.mode(HolderStore.ClaimMode.KEYED);
         } else if (config.concurrencyLimits().containsKey(q.name())
             || config.rateLimits().containsKey(q.name())) {

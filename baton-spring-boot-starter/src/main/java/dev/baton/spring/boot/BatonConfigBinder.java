@@ -77,18 +77,47 @@ final class BatonConfigBinder {
               throw rejected(prefix + (badField ? "key-field" : "key-limit"), e);
             }
           }
-          if (q.getRateLimit() != null || q.getRatePeriod() != null) {
+          String rateKeyField = q.getRateKeyField();
+          if (q.getRateLimit() != null || q.getRatePeriod() != null || rateKeyField != null) {
+            String present = q.getRatePeriod() != null ? "rate-period" : "rate-key-field";
             if (q.getRateLimit() == null) {
-              throw missing(prefix, "rate-limit", "1..1000000", "rate-period");
+              throw missing(prefix, "rate-limit", "1..1000000", present);
             }
             if (q.getRatePeriod() == null) {
               throw missing(prefix, "rate-period", "1ms..1d, e.g. 1s", "rate-limit");
             }
+            if (rateKeyField != null
+                && q.getKeyField() != null
+                && !rateKeyField.equals(q.getKeyField())) {
+              // the database holds one key field for both limits per key of a queue
+              throw new InvalidBatonPropertyException(
+                  "baton." + prefix + "rate-key-field",
+                  "the same as baton."
+                      + prefix
+                      + "key-field (\""
+                      + q.getKeyField()
+                      + "\"), as a queue limited per key in concurrency and in rate has one key"
+                      + " field",
+                  rateKeyField,
+                  "Set baton."
+                      + prefix
+                      + "rate-key-field and baton."
+                      + prefix
+                      + "key-field to one field, or remove one of them.",
+                  null);
+            }
             try {
-              b.rateLimit(name, q.getRateLimit(), q.getRatePeriod());
+              if (rateKeyField != null) {
+                b.rateLimitPerKey(name, rateKeyField, q.getRateLimit(), q.getRatePeriod());
+              } else {
+                b.rateLimit(name, q.getRateLimit(), q.getRatePeriod());
+              }
             } catch (InvalidConfigException e) {
-              boolean badPeriod = e.property().contains("period");
-              throw rejected(prefix + (badPeriod ? "rate-period" : "rate-limit"), e);
+              String bad =
+                  e.property().contains("field")
+                      ? "rate-key-field"
+                      : e.property().contains("period") ? "rate-period" : "rate-limit";
+              throw rejected(prefix + bad, e);
             }
           }
         });

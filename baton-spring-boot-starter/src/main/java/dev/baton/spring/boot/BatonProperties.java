@@ -273,6 +273,16 @@ public class BatonProperties {
     /** The window of rate-limit, 1ms..1d in whole milliseconds, e.g. 1s. */
     private Duration ratePeriod;
 
+    /**
+     * The top-level field of this queue's jobs' args whose text is a job's key, 1-128 characters,
+     * to make rate-limit hold per key (at most rate-limit starts of each key per rate-period)
+     * instead of for the queue as a whole; needs rate-limit and rate-period. A job without the
+     * field has the key "". With key-field set as well, both must name the same field. Unset,
+     * rate-limit holds for the queue as a whole. Change it at run time with
+     * BatonAdmin#limitRatePerKey or `baton queues rate Q N PERIOD --per-key FIELD`.
+     */
+    private String rateKeyField;
+
     /** The args field of this queue's limit per key, or null. */
     public String getKeyField() {
       return keyField;
@@ -311,6 +321,16 @@ public class BatonProperties {
     /** Sets the window of this queue's rate limit. */
     public void setRatePeriod(Duration ratePeriod) {
       this.ratePeriod = ratePeriod;
+    }
+
+    /** The args field of this queue's rate limit per key, or null for a rate of the whole queue. */
+    public String getRateKeyField() {
+      return rateKeyField;
+    }
+
+    /** Sets the args field of this queue's rate limit per key. */
+    public void setRateKeyField(String rateKeyField) {
+      this.rateKeyField = rateKeyField;
     }
   }
 

@@ -59,14 +59,15 @@ final class ConfigSettings {
 
     /**
      * The sample's {@code key=value} pairs as an application would set them: the property's, and
-     * the one it means nothing without ({@code companion}, with {@code <name>} for the key), if
-     * any.
+     * those it means nothing without ({@code companion}, with {@code <name>} for the key, several
+     * joined by {@code &}), if any.
      */
     String[] samplePairs() {
       String own = sampleKey() + "=" + sample;
       return companion == null
           ? new String[] {own}
-          : new String[] {own, companion.replace("<name>", "mail")};
+          : Stream.concat(Stream.of(own), Stream.of(companion.replace("<name>", "mail").split("&")))
+              .toArray(String[]::new);
     }
 
     /** The name with the user's key filled in, as an application would set it. */
@@ -135,6 +136,14 @@ final class ConfigSettings {
                   c -> c.rateLimits().get("mail"),
                   new BatonConfig.RateLimit(50, seconds(1)),
                   "baton.queues.<name>.rate-limit=50")),
+          setting(
+              "rateLimitPerKey",
+              paired(
+                  "baton.queues.<name>.rate-key-field",
+                  "customer",
+                  c -> c.rateLimits().get("mail"),
+                  new BatonConfig.RateLimit(50, seconds(1), "customer"),
+                  "baton.queues.<name>.rate-limit=50&baton.queues.<name>.rate-period=1s")),
           setting(
               "kind",
               derived(

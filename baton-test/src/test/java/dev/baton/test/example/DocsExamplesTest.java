@@ -130,6 +130,16 @@ class DocsExamplesTest {
     // docs:end limits-config-key-rate
     assertThat(keyed.rateLimits()).containsKey("mail");
 
+    // docs:begin limits-config-rate-per-key
+    BatonConfig rated =
+        BatonConfig.builder()
+            .queue("mail", 8)
+            // at most 10 starts a minute per customer (args ->> 'customer')
+            .rateLimitPerKey("mail", "customer", 10, Duration.ofMinutes(1))
+            .build();
+    // docs:end limits-config-rate-per-key
+    assertThat(rated.rateLimits().get("mail").argsField()).isEqualTo("customer");
+
     // docs:begin limits-admin
     BatonAdmin admin = new BatonAdmin(dataSource, "baton");
     admin.limitConcurrency("payments", 5, "ops@example.com"); // every node, at commit
