@@ -141,6 +141,49 @@ class KeyIndexTest {
     }
   }
 
+  /**
+   * Weighted fair share: keys A (weight 3) and B (weight 1) both with long backlogs, claims of 4
+   * slots take 3 of A and 1 of B each, through the key index and without it.
+   */
+  @Test
+  void aKeyOfWeightThreeTakesThreeJobsATurn() {
+    try (Fixture f = new Fixture()) {
+      for (String key : List.of("A", "B")) {
+        f.execute(
+            "INSERT INTO %s.job (queue, kind, args) SELECT '"
+                + QUEUE
+                + "', 'ping', jsonb_build_object('customer', '"
+                + key
+                + "') FROM generate_series(1, 100)");
+      }
+      BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+      admin.limitConcurrencyPerKey(QUEUE, "customer", 1_000, "t");
+      admin.weighKey(QUEUE, "A", 3, "t");
+      admin.weighKey(QUEUE, "C", 5, "t");
+      admin.weighKey(QUEUE, "C", 1, "t");
+      assertThat(admin.keyWeights(QUEUE)).containsExactly(java.util.Map.entry("A", 3));
+      HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+      for (boolean withIndex : new boolean[] {true, false}) {
+        if (!withIndex) {
+          f.execute("DROP INDEX %s." + indexName(f, QUEUE, "customer"));
+        }
+        int a = 0;
+        int b = 0;
+        for (int claim = 0; claim < 10; claim++) {
+          List<ClaimedJob> got = store.claimKeyed(f.dataSource(), params(4));
+          a += (int) got.stream().filter(j -> j.args().contains("\"A\"")).count();
+          b += (int) got.stream().filter(j -> j.args().contains("\"B\"")).count();
+          List<Finish> done = new java.util.ArrayList<>();
+          got.forEach(j -> done.add(Finish.completed(j.id(), j.fence())));
+          store.finishIfHeld(f.dataSource(), done);
+        }
+        assertThat(new int[] {a, b})
+            .as("jobs of A and B, key index %s", withIndex)
+            .containsExactly(30, 10);
+      }
+    }
+  }
+
   private static Set<Long> ids(List<ClaimedJob> jobs) {
     Set<Long> ids = new HashSet<>();
     jobs.forEach(j -> ids.add(j.id()));

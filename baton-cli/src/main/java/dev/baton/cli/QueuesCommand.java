@@ -28,7 +28,8 @@ import picocli.CommandLine.Parameters;
       QueuesCommand.Cap.class,
       QueuesCommand.Limit.class,
       QueuesCommand.Unlimit.class,
-      QueuesCommand.Rate.class
+      QueuesCommand.Rate.class,
+      QueuesCommand.Weight.class
     })
 final class QueuesCommand extends BaseCommand implements Callable<Integer> {
 
@@ -334,6 +335,52 @@ final class QueuesCommand extends BaseCommand implements Callable<Integer> {
   }
 
   /** {@code baton queues rate Q N PERIOD} and {@code baton queues rate Q --remove}. */
+  @Command(
+      name = "weight",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Show or set the weight of a key in a queue's fair share: where keys take turns (a queue"
+            + " limited per key), a key of weight W takes up to W jobs a turn. Every key weighs 1"
+            + " unless set; a weight of 1 removes the setting. Without KEY, list the weights set."
+      })
+  static final class Weight extends BaseCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "QUEUE", description = "The queue")
+    String queue;
+
+    @Parameters(
+        index = "1",
+        arity = "0..1",
+        paramLabel = "KEY",
+        description = "The key (the text of the args field the queue is limited by)")
+    String key;
+
+    @Parameters(
+        index = "2",
+        arity = "0..1",
+        paramLabel = "W",
+        description = "Jobs per turn, 1..1000")
+    Integer weight;
+
+    @Override
+    public Integer call() {
+      BatonAdmin admin = root().admin();
+      if (key == null) {
+        java.util.Map<String, Integer> weights = admin.keyWeights(queue);
+        if (weights.isEmpty()) {
+          out().println("queue " + queue + ": every key weighs 1");
+        }
+        weights.forEach((k, w) -> out().println(k + "\t" + w));
+        return BatonCli.OK;
+      }
+      if (weight == null) {
+        throw new UsageException("queues weight: give KEY and W, or QUEUE alone to list");
+      }
+      admin.weighKey(queue, key, weight, Database.operatorId());
+      out().println("queue " + queue + ": key " + key + " weighs " + weight);
+      return BatonCli.OK;
+    }
+  }
+
   @Command(
       name = "rate",
       mixinStandardHelpOptions = true,

@@ -91,6 +91,21 @@ class QueuesAndNodesCliTest {
   }
 
   @Test
+  void weighAKeyAndListTheWeights() {
+    CliRunner.Result set = cli.run("queues", "weight", "tenants", "acme", "3");
+    assertThat(set.exitCode()).as(set.err()).isZero();
+    assertThat(set.out()).isEqualTo("queue tenants: key acme weighs 3\n");
+    cli.run("queues", "weight", "tenants", "beta", "2");
+    cli.run("queues", "weight", "tenants", "beta", "1");
+    assertThat(cli.run("queues", "weight", "tenants").out()).isEqualTo("acme\t3\n");
+    CliRunner.Result bad = cli.run("queues", "weight", "tenants", "acme", "0");
+    assertThat(bad.exitCode()).isNotZero();
+    assertThat(bad.err())
+        .contains("weight of key \"acme\" of queue \"tenants\"")
+        .contains("1..1000");
+  }
+
+  @Test
   void limitAndUnlimitAQueue() {
     CliRunner.Result limited = cli.run("queues", "limit", "payments", "5");
     assertThat(limited.exitCode()).as(limited.err()).isZero();

@@ -504,6 +504,60 @@ public final class BatonAdmin {
   }
 
   /**
+   * Sets the weight of one key in {@code queue}'s fair share: where keys take turns (a queue
+   * limited per key, in concurrency or in rate), a key of weight {@code w} takes up to {@code w}
+   * jobs a turn, so two keys with long backlogs, of weights 3 and 1, start jobs about 3:1 (each
+   * within its own limits). Every key weighs 1 unless set; a weight of 1 removes the setting. Read
+   * by every claim of the queue: no restart, no announcement. Weights of keys with no job waiting
+   * cost nothing.
+   *
+   * @param queue the queue
+   * @param key the key (the text of the args field the queue is limited by; {@code ""} for jobs
+   *     without it), at most 1,000 characters
+   * @param weight jobs per turn, 1..1000
+   * @param by who set it, for the log
+   * @throws InvalidConfigException if a value is out of range
+   */
+  public void weighKey(String queue, String key, int weight, String by) {
+    QueueConfig.requireValidName(queue);
+    if (key == null || key.length() > 1000) {
+      throw new InvalidConfigException(
+          "key of queue \"" + queue + "\"",
+          "0-1000 characters",
+          key == null ? null : "a longer key");
+    }
+    if (weight < 1 || weight > 1000) {
+      throw new InvalidConfigException(
+          "weight of key \"" + key + "\" of queue \"" + queue + "\"", "1..1000", weight);
+    }
+    cluster.weighKey(dataSource, queue, key, weight);
+    log.info("queue {}: key {} weighs {} in the fair share, set by {}", queue, key, weight, by);
+  }
+
+  /**
+   * The weights set for {@code queue}'s keys ({@link #weighKey}), by key; a key not named weighs 1.
+   *
+   * @param queue the queue
+   * @return the weights above 1, by key, in key order; empty when none is set
+   */
+  public java.util.SortedMap<String, Integer> keyWeights(String queue) {
+    QueueConfig.requireValidName(queue);
+    String json = cluster.keyWeights(dataSource, queue);
+    java.util.SortedMap<String, Integer> out = new java.util.TreeMap<>();
+    if (json != null) {
+      try {
+        new ObjectMapper()
+            .readTree(json)
+            .fields()
+            .forEachRemaining(e -> out.put(e.getKey(), e.getValue().asInt()));
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException("key weights of queue " + queue + " are not JSON", e);
+      }
+    }
+    return out;
+  }
+
+  /**
    * Every queue the cluster knows (a control row, live jobs, or a node working it), by name, with
    * its pause, its backlog cap and its cluster-wide concurrency limit.
    */

@@ -62,22 +62,29 @@ $$;
 -- (NULL: at the first key).
 ALTER TABLE ${schema}.queue ADD COLUMN key_cursor text;
 
+-- Weighted fair share: a key's weight w lets it take w jobs per turn of the keys ({key: w}, w of
+-- 2..1000; a key not named has the weight 1). NULL: every key weighs 1.
+ALTER TABLE ${schema}.queue ADD COLUMN key_weights jsonb;
+
+COMMENT ON COLUMN ${schema}.queue.key_weights IS
+    'Baton: {key: weight}, the jobs a key takes per turn of the keys (1 for a key not named)';
 COMMENT ON COLUMN ${schema}.queue.key_cursor IS
     'Baton: the key after which the next keyed claim starts its walk over the keys waiting';
 
 -- The ids a keyed claim takes, given claim_room's answer p_room: per key (args ->> the room's
 -- field; '' without the field), at most the key's room (its concurrency limit less its running
 -- jobs, and its rate less its starts in the period) of its available jobs, first in claim order;
--- of those, at most p_wanted, by priority, then by their rank in their key, so that keys take
--- turns: a key with a long backlog does not hold up a key enqueued after it.
+-- of those, at most p_wanted, by priority, then by their turn (their rank in their key, counted in
+-- the key's weight: a key of weight 3 takes 3 jobs a turn), so that keys take turns: a key with a
+-- long backlog does not hold up a key enqueued after it.
 --
 -- With the queue's key index, the turns go round the keys in key order: a claim visits at most 64
 -- keys (or four times p_wanted), from key to key, starting after the queue's key_cursor and
--- wrapping around, takes the jobs by priority, rank in their key, then the key's place in that
+-- wrapping around, takes the jobs by priority, turn, then the key's place in that
 -- walk, and moves the cursor to the last key it took a job from (else, with more keys waiting than
 -- it visits, to the last key visited). So every key waiting gets its turn, however many wait, and
 -- the cost is bounded by the keys visited. Without a valid key index, every available job of the
--- queue is ranked within its key, and ties of priority and rank go to the oldest job.
+-- queue is ranked within its key, and ties of priority and turn go to the oldest job.
 --
 -- VOLATILE, so that its reads take a snapshot after claim_room locked the queue's row, and see the
 -- claims that committed before. Sequential scans are off inside it: statistics taken while the
@@ -88,6 +95,7 @@ DECLARE
     field text := p_room ->> 'field';
     visits int := greatest(64, 4 * p_wanted);
     cursor_key text;
+    weights jsonb;
     picked bigint[];
     bounded boolean;
     next_cursor text;
@@ -95,11 +103,12 @@ BEGIN
     IF p_wanted <= 0 OR field IS NULL THEN
         RETURN '{}';
     END IF;
+    SELECT q.key_cursor, q.key_weights INTO cursor_key, weights
+    FROM ${schema}.queue q WHERE q.name = p_queue;
     IF EXISTS (SELECT 1 FROM pg_index i
                WHERE i.indexrelid = to_regclass(
                          '${schema}.' || quote_ident(${schema}.key_index_name(p_queue, field)))
                  AND i.indisvalid) THEN
-        SELECT q.key_cursor INTO cursor_key FROM ${schema}.queue q WHERE q.name = p_queue;
         -- From key to key through the queue's key index (the literals match its expression and
         -- predicate): the keys after the cursor, then from the first key up to the cursor; then
         -- each visited key's room of jobs from it.
@@ -159,24 +168,28 @@ BEGIN
                     LIMIT room.n) c
                 WHERE room.n > 0
             ),
+            turns AS (
+                SELECT c.*, (c.rn - 1) / coalesce(($5 ->> c.k)::int, 1) AS turn FROM candidates c
+            ),
             taken AS MATERIALIZED (
-                SELECT * FROM candidates ORDER BY priority, rn, pos LIMIT $2
+                SELECT * FROM turns ORDER BY priority, turn, pos, rn LIMIT $2
             )
-            SELECT (SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.pos) FROM taken t),
+            SELECT (SELECT array_agg(t.id ORDER BY t.priority, t.turn, t.pos, t.rn) FROM taken t),
                    (SELECT count(*) FROM visited) >= $4,
                    coalesce((SELECT t.k FROM taken t ORDER BY t.pos DESC LIMIT 1),
                             (SELECT v.k FROM visited v ORDER BY v.pos DESC LIMIT 1))
             $q$, p_queue, field,
             CASE WHEN cursor_key IS NULL THEN '>= ''''' ELSE '> $3' END)
-        INTO picked, bounded, next_cursor USING p_room, p_wanted, cursor_key, visits;
+        INTO picked, bounded, next_cursor USING p_room, p_wanted, cursor_key, visits, weights;
         IF next_cursor IS DISTINCT FROM cursor_key AND (bounded OR picked IS NOT NULL) THEN
             UPDATE ${schema}.queue SET key_cursor = next_cursor WHERE name = p_queue;
         END IF;
     ELSE
         -- No valid key index: every available job of the queue, ranked within its key.
-        SELECT array_agg(t.id ORDER BY t.priority, t.rn, t.scheduled_at, t.id) INTO picked
+        SELECT array_agg(t.id ORDER BY t.priority, t.turn, t.scheduled_at, t.id) INTO picked
         FROM (
-            SELECT r.id, r.priority, r.rn, r.scheduled_at
+            SELECT r.id, r.priority, r.scheduled_at,
+                   (r.rn - 1) / coalesce((weights ->> r.k)::int, 1) AS turn
             FROM (
                 SELECT j.id, j.priority, j.scheduled_at, coalesce(j.args ->> field, '') AS k,
                        row_number() OVER (PARTITION BY coalesce(j.args ->> field, '')
@@ -187,7 +200,8 @@ BEGIN
                           - coalesce((p_room -> 'running' ->> r.k)::int, 0)
               AND r.rn <= coalesce((p_room ->> 'rate')::int, r.rn)
                           - coalesce((p_room -> 'started' ->> r.k)::int, 0)
-            ORDER BY r.priority, r.rn, r.scheduled_at, r.id
+            ORDER BY r.priority, (r.rn - 1) / coalesce((weights ->> r.k)::int, 1), r.scheduled_at,
+                     r.id
             LIMIT p_wanted) t;
     END IF;
     RETURN coalesce(picked, '{}');

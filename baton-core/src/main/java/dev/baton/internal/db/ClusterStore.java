@@ -278,6 +278,26 @@ public final class ClusterStore {
   private static final String KEY_INDEX_CHANGES =
       "SELECT action, name, ddl FROM ${schema}.key_index_changes(true) ORDER BY action, name";
 
+  // Sets a key's weight in its queue's fair share (schema version 13): a weight above 1 is stored
+  // in
+  // key_weights, a weight of 1 removes the key from it (1 is every key's weight by default). Read
+  // by each keyed claim; nothing to announce. Binds: queue, weight, key, weight, key.
+  private static final String WEIGH_KEY =
+      """
+      INSERT INTO ${schema}.queue AS q (name, key_weights)
+      VALUES (?, CASE WHEN ?::int > 1 THEN jsonb_build_object(?::text, ?::int) END)
+      ON CONFLICT (name) DO UPDATE
+      SET key_weights = nullif(
+              CASE WHEN excluded.key_weights IS NULL THEN coalesce(q.key_weights, '{}') - ?::text
+                   ELSE coalesce(q.key_weights, '{}') || excluded.key_weights END,
+              '{}'),
+          updated_at = now()
+      """;
+
+  // The weights of a queue's keys, as a JSON object (NULL: none). Binds: queue.
+  private static final String KEY_WEIGHTS =
+      "SELECT key_weights::text FROM ${schema}.queue WHERE name = ?";
+
   // Every queue with a row, a job or a registered node working it.
   private static final String QUEUES =
       """
@@ -315,6 +335,8 @@ public final class ClusterStore {
   private final String removeRateLimit;
   private final String limitPerKey;
   private final String keyIndexChanges;
+  private final String weighKey;
+  private final String keyWeights;
 
   /** Prepares the SQL text for {@code schema}. */
   public ClusterStore(SchemaName schema) {
@@ -340,6 +362,8 @@ public final class ClusterStore {
     this.removeRateLimit = schema.expand(REMOVE_RATE_LIMIT);
     this.limitPerKey = schema.expand(LIMIT_PER_KEY);
     this.keyIndexChanges = schema.expand(KEY_INDEX_CHANGES);
+    this.weighKey = schema.expand(WEIGH_KEY);
+    this.keyWeights = schema.expand(KEY_WEIGHTS);
   }
 
   /** A registered node. */
@@ -725,6 +749,38 @@ public final class ClusterStore {
         limits.rateLimit(),
         limits.periodMillis(),
         limits.field());
+  }
+
+  /** Sets {@code key}'s weight in {@code queue}'s fair share; 1 removes it (the default). */
+  public void weighKey(DataSource ds, String queue, String key, int weight) {
+    Db.inTransaction(
+        ds,
+        "cannot set the weight of key " + key + " of queue " + queue,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(weighKey)) {
+            ps.setString(1, queue);
+            ps.setInt(2, weight);
+            ps.setString(3, key);
+            ps.setInt(4, weight);
+            ps.setString(5, key);
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  /** The weights of {@code queue}'s keys as a JSON object's text, or null when none is set. */
+  public String keyWeights(DataSource ds, String queue) {
+    return Db.inTransaction(
+        ds,
+        "cannot read the key weights of queue " + queue,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(keyWeights)) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? rs.getString(1) : null;
+            }
+          }
+        });
   }
 
   /**
