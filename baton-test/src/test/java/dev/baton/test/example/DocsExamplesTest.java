@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
@@ -182,6 +183,16 @@ class DocsExamplesTest {
     admin.limitRatePerKey("mail", "customer", 10, Duration.ofMinutes(1), "ops@example.com");
     admin.removeRateLimit("mail", "ops@example.com");
     // docs:end limits-rate-per-key
+
+    // docs:begin limits-weights
+    // where keys take turns, customer "acme" takes up to 3 jobs a turn, every other key 1
+    admin.limitConcurrencyPerKey("sync", "customer", 10, "ops@example.com");
+    admin.weighKey("sync", "acme", 3, "ops@example.com");
+    Map<String, Integer> weights = admin.keyWeights("sync"); // {acme=3}
+    admin.weighKey("sync", "acme", 1, "ops@example.com"); // back to the default
+    // docs:end limits-weights
+    assertThat(weights).containsExactly(Map.entry("acme", 3));
+    assertThat(admin.keyWeights("sync")).isEmpty();
     dropSchemaBaton(dataSource);
   }
 
