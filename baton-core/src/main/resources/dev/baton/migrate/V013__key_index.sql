@@ -22,8 +22,9 @@ $$;
 
 -- The statements that bring the key indexes in line with the queues limited per key: a create for
 -- each such queue without its index ('create'), a drop for each key index no queue needs any more
--- ('drop'), and, for a key index that exists but is not valid (a build that failed or is under
--- way), its name ('invalid', no statement). With p_concurrently, CREATE and DROP INDEX
+-- ('drop'; only a valid one: an index not valid may be one whose build for a limit set just now is
+-- under way), and, for a key index a queue needs that exists but is not valid (a build that failed
+-- or is under way), its name ('invalid', no statement). With p_concurrently, CREATE and DROP INDEX
 -- CONCURRENTLY, which take no lock that stops writes.
 CREATE FUNCTION ${schema}.key_index_changes(p_concurrently boolean)
     RETURNS TABLE (action text, name text, ddl text)
@@ -55,7 +56,7 @@ CREATE FUNCTION ${schema}.key_index_changes(p_concurrently boolean)
            format('DROP INDEX %s IF EXISTS %s.%I',
                   CASE WHEN p_concurrently THEN 'CONCURRENTLY' ELSE '' END, '${schema}', p.index)
     FROM present p
-    WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.index = p.index)
+    WHERE p.valid AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.index = p.index)
 $$;
 
 -- Where the next keyed claim of a queue starts its walk over the keys waiting: after this key
