@@ -696,8 +696,8 @@ public final class BatonConfig {
      * Stored in the database as {@link #concurrencyLimit} is (the client that starts last sets it);
      * {@link dev.baton.admin.BatonAdmin#limitConcurrencyPerKey} or {@code baton queues limit Q N
      * --per-key FIELD} change it at run time. A queue-wide limit may be set as well; both hold. A
-     * claim of such a queue reads every available job of the queue, so keep its backlog to
-     * thousands. See docs/limits.md.
+     * claim of such a queue reads the queue's key index (made when the client starts, if missing
+     * and its role owns the job table) for at most 64 keys at a time. See docs/limits.md.
      *
      * @param queue a queue name
      * @param argsField the args field holding the key, 1-128 characters
@@ -762,8 +762,8 @@ public final class BatonConfig {
      * dev.baton.admin.BatonAdmin#limitRatePerKey} or {@code baton queues rate Q N PERIOD --per-key
      * FIELD} change it at run time. A queue limited per key in concurrency as well ({@link
      * #concurrencyLimitPerKey}) must use the same field for both: {@link #build()} refuses two. A
-     * claim of such a queue reads every available job of the queue, so keep its backlog to
-     * thousands. See docs/limits.md.
+     * claim of such a queue reads the queue's key index (made when the client starts, if missing
+     * and its role owns the job table) for at most 64 keys at a time. See docs/limits.md.
      *
      * @param queue a queue name
      * @param argsField the args field holding the key, 1-128 characters
