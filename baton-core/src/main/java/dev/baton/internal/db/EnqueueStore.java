@@ -272,9 +272,8 @@ public final class EnqueueStore {
    * Bulk enqueues of at least this many jobs, none holding an idempotency key or a run time, are
    * written with {@code COPY}: three statements and a stream, against one statement whose eight
    * arrays the server must parse and whose rows go through {@code ON CONFLICT} and a join back to
-   * the requests. The statement wins for small calls (fewer round trips), COPY for large ones; see
-   * docs/BENCHMARKS.md for where they cross. Smaller calls, and ones that need the conflict check
-   * or a run time, use the statement.
+   * the requests. The statement wins for small calls (fewer round trips), COPY for large ones.
+   * Smaller calls, and ones that need the conflict check or a run time, use the statement.
    */
   public static final int COPY_MIN_JOBS = 256;
 

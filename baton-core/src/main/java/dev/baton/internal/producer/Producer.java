@@ -46,8 +46,8 @@ public final class Producer implements dev.baton.internal.Service {
    * Claim loops per queue. A wake-up starts one of them; the second claims only when a wake-up
    * comes while the first waits for its statement, which happens when the queue has a backlog and
    * handlers free slots faster than one claim round trip. Two statements in flight keep the server
-   * busy while the client hands out the last batch: draining 100,000 no-op jobs went 8 to 18%
-   * faster than with one (docs/BENCHMARKS.md).
+   * busy while the client hands out the last batch, so a drain of short jobs runs faster than with
+   * one.
    */
   static final int CLAIM_STREAMS = 2;
 
@@ -128,8 +128,8 @@ public final class Producer implements dev.baton.internal.Service {
   // claim asks only for the free slots the other has not, so no claim takes a job for a slot
   // another claim fills, and with prefetch 0 a node holds no job it cannot start. The prefetch
   // part is not shared: each stream may fill the buffer, so a node holds at most its concurrency
-  // plus twice its prefetch. (Sharing that part too cost the default drain 5-10%: the second
-  // stream then rarely had a claim in flight; docs/BENCHMARKS.md.)
+  // plus twice its prefetch. (Sharing that part too slowed the default drain: the second stream
+  // then rarely had a claim in flight.)
   private final AtomicInteger claiming = new AtomicInteger();
   // Set by a stream that was woken while the other's claim held all the slots: that claim may have
   // been sent before what woke us (a resume, an enqueue), so the other stream claims once more
