@@ -181,6 +181,20 @@ class KeyIndexTest {
             .as("jobs of A and B, key index %s", withIndex)
             .containsExactly(30, 10);
       }
+      // weights written by hand out of range or not numbers weigh 1: no claim fails on them
+      f.execute(
+          "UPDATE %s.queue SET key_weights = '{\"A\": 0, \"B\": \"x\"}' WHERE name = '"
+              + QUEUE
+              + "'");
+      admin.limitConcurrencyPerKey(QUEUE, "customer", 1_000, "t"); // the index made again
+      for (boolean withIndex : new boolean[] {true, false}) {
+        if (!withIndex) {
+          f.execute("DROP INDEX %s." + indexName(f, QUEUE, "customer"));
+        }
+        assertThat(store.claimKeyed(f.dataSource(), params(4)))
+            .as("jobs claimed, key index %s", withIndex)
+            .hasSize(4);
+      }
     }
   }
 

@@ -11,6 +11,7 @@ BEGIN
 END
 $$;
 DROP FUNCTION IF EXISTS ${schema}.keyed_pick(text, jsonb, int);
+DROP FUNCTION IF EXISTS ${schema}.key_weight(jsonb, text);
 DROP FUNCTION IF EXISTS ${schema}.key_index_changes(boolean);
 DROP FUNCTION IF EXISTS ${schema}.key_index_name(text, text);
 ALTER TABLE ${schema}.queue DROP COLUMN IF EXISTS key_cursor, DROP COLUMN IF EXISTS key_weights;

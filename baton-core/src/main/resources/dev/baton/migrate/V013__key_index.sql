@@ -72,6 +72,15 @@ COMMENT ON COLUMN ${schema}.queue.key_weights IS
 COMMENT ON COLUMN ${schema}.queue.key_cursor IS
     'Baton: the key after which the next keyed claim starts its walk over the keys waiting';
 
+-- The weight of p_key in p_weights (queue.key_weights): its number, whole and within 1..1000, else
+-- 1, so that a value written there by hand can make no claim fail.
+CREATE FUNCTION ${schema}.key_weight(p_weights jsonb, p_key text) RETURNS int
+    LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN jsonb_typeof(p_weights -> p_key) = 'number'
+                THEN greatest(1, least(1000, floor((p_weights ->> p_key)::numeric)))::int
+                ELSE 1 END
+$$;
+
 -- The ids a keyed claim takes, given claim_room's answer p_room: per key (args ->> the room's
 -- field; '' without the field), at most the key's room (its concurrency limit less its running
 -- jobs, and its rate less its starts in the period) of its available jobs, first in claim order;
@@ -170,7 +179,7 @@ BEGIN
                 WHERE room.n > 0
             ),
             turns AS (
-                SELECT c.*, (c.rn - 1) / coalesce(($5 ->> c.k)::int, 1) AS turn FROM candidates c
+                SELECT c.*, (c.rn - 1) / ${schema}.key_weight($5, c.k) AS turn FROM candidates c
             ),
             taken AS MATERIALIZED (
                 SELECT * FROM turns ORDER BY priority, turn, pos, rn LIMIT $2
@@ -190,7 +199,7 @@ BEGIN
         SELECT array_agg(t.id ORDER BY t.priority, t.turn, t.scheduled_at, t.id) INTO picked
         FROM (
             SELECT r.id, r.priority, r.scheduled_at,
-                   (r.rn - 1) / coalesce((weights ->> r.k)::int, 1) AS turn
+                   (r.rn - 1) / ${schema}.key_weight(weights, r.k) AS turn
             FROM (
                 SELECT j.id, j.priority, j.scheduled_at, coalesce(j.args ->> field, '') AS k,
                        row_number() OVER (PARTITION BY coalesce(j.args ->> field, '')
@@ -201,7 +210,7 @@ BEGIN
                           - coalesce((p_room -> 'running' ->> r.k)::int, 0)
               AND r.rn <= coalesce((p_room ->> 'rate')::int, r.rn)
                           - coalesce((p_room -> 'started' ->> r.k)::int, 0)
-            ORDER BY r.priority, (r.rn - 1) / coalesce((weights ->> r.k)::int, 1), r.scheduled_at,
+            ORDER BY r.priority, (r.rn - 1) / ${schema}.key_weight(weights, r.k), r.scheduled_at,
                      r.id
             LIMIT p_wanted) t;
     END IF;
