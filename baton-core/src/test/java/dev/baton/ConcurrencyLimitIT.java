@@ -240,9 +240,6 @@ class ConcurrencyLimitIT {
   void aRateLimitedQueueNeverStartsMoreThanTheRateInAnyWindow() throws Exception {
     TestDatabase db = TestDatabase.get();
     String schema = db.newMigratedSchema();
-    String tag = Long.toString(ProcessHandle.current().pid());
-    List<ChildProcess> children = new ArrayList<>();
-    String started = "SELECT count(*) FROM " + schema + ".job WHERE attempted_at IS NOT NULL";
     try (HikariDataSource ds = db.dataSource(2)) {
       new BatonAdmin(ds, schema)
           .limitRate(LimitedWorkerMain.QUEUE, 50, Duration.ofSeconds(1), "test");
@@ -252,29 +249,10 @@ class ConcurrencyLimitIT {
               + ".job (queue, kind, args) SELECT '"
               + LimitedWorkerMain.QUEUE
               + "', 'work', jsonb_build_object('n', g) FROM generate_series(1, 3000) g");
-      try {
-        startWorkers(db, schema, "rated-", tag, "plain", children);
-        await("a first start")
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> db.queryLong(started) > 0);
-        Thread.sleep(11_000); // ten seconds of starts, and one for the last of them to show
-      } finally {
-        for (ChildProcess c : children) {
-          c.send("stop");
-        }
-        for (ChildProcess c : children) {
-          c.close();
-        }
-      }
+      runStartsForTenSeconds(db, schema, "rated-");
     }
     String job = schema + ".job";
-    long inTen =
-        db.queryLong(
-            "SELECT count(*) FROM "
-                + job
-                + " WHERE attempted_at < (SELECT min(attempted_at) FROM "
-                + job
-                + ") + interval '10 seconds'");
+    long inTen = startsInTheFirstTenSeconds(db, job);
     long mostInAWindow =
         db.queryLong(
             "SELECT max(n) FROM (SELECT (SELECT count(*) FROM "
@@ -301,9 +279,6 @@ class ConcurrencyLimitIT {
   void aQueueRateLimitedPerKeyNeverStartsMoreThanTheRateOfAKeyInAnyWindow() throws Exception {
     TestDatabase db = TestDatabase.get();
     String schema = db.newMigratedSchema();
-    String tag = Long.toString(ProcessHandle.current().pid());
-    List<ChildProcess> children = new ArrayList<>();
-    String started = "SELECT count(*) FROM " + schema + ".job WHERE attempted_at IS NOT NULL";
     try (HikariDataSource ds = db.dataSource(2)) {
       new BatonAdmin(ds, schema)
           .limitRatePerKey(LimitedWorkerMain.QUEUE, "customer", 10, Duration.ofSeconds(1), "test");
@@ -314,29 +289,10 @@ class ConcurrencyLimitIT {
               + LimitedWorkerMain.QUEUE
               + "', 'work', jsonb_build_object('n', g, 'customer', 'c' || (g % 5))"
               + " FROM generate_series(1, 3000) g");
-      try {
-        startWorkers(db, schema, "rated-key-", tag, "plain", children);
-        await("a first start")
-            .atMost(Duration.ofSeconds(60))
-            .until(() -> db.queryLong(started) > 0);
-        Thread.sleep(11_000); // ten seconds of starts, and one for the last of them to show
-      } finally {
-        for (ChildProcess c : children) {
-          c.send("stop");
-        }
-        for (ChildProcess c : children) {
-          c.close();
-        }
-      }
+      runStartsForTenSeconds(db, schema, "rated-key-");
     }
     String job = schema + ".job";
-    long inTen =
-        db.queryLong(
-            "SELECT count(*) FROM "
-                + job
-                + " WHERE attempted_at < (SELECT min(attempted_at) FROM "
-                + job
-                + ") + interval '10 seconds'");
+    long inTen = startsInTheFirstTenSeconds(db, job);
     long mostOfAKeyInAWindow =
         db.queryLong(
             "SELECT max(n) FROM (SELECT (SELECT count(*) FROM "
@@ -354,6 +310,40 @@ class ConcurrencyLimitIT {
         .as("most starts of a key in a one-second window")
         .isLessThanOrEqualTo(10);
     assertThat(inTen).as("starts in the first 10 s").isBetween(450L, 550L);
+  }
+
+  /**
+   * Runs {@link #NODES} plain workers named {@code <prefix><i>-<pid>} on the schema's queue from
+   * its first start for eleven seconds (ten of starts, and one for the last of them to show), then
+   * stops them.
+   */
+  private static void runStartsForTenSeconds(TestDatabase db, String schema, String prefix)
+      throws Exception {
+    String tag = Long.toString(ProcessHandle.current().pid());
+    String started = "SELECT count(*) FROM " + schema + ".job WHERE attempted_at IS NOT NULL";
+    List<ChildProcess> children = new ArrayList<>();
+    try {
+      startWorkers(db, schema, prefix, tag, "plain", children);
+      await("a first start").atMost(Duration.ofSeconds(60)).until(() -> db.queryLong(started) > 0);
+      Thread.sleep(11_000);
+    } finally {
+      for (ChildProcess c : children) {
+        c.send("stop");
+      }
+      for (ChildProcess c : children) {
+        c.close();
+      }
+    }
+  }
+
+  /** The jobs of {@code job} (a qualified table) started in the 10 s from the first start. */
+  private static long startsInTheFirstTenSeconds(TestDatabase db, String job) {
+    return db.queryLong(
+        "SELECT count(*) FROM "
+            + job
+            + " WHERE attempted_at < (SELECT min(attempted_at) FROM "
+            + job
+            + ") + interval '10 seconds'");
   }
 
   /**

@@ -128,12 +128,9 @@ class KeyIndexTest {
       int claims = 0;
       int lateKeys = 0;
       while (lateKeys < 100 && claims < 200) {
-        List<ClaimedJob> got = store.claimKeyed(f.dataSource(), params(16));
+        List<ClaimedJob> got = claimAndComplete(store, f, 16);
         claims++;
         lateKeys += (int) got.stream().filter(j -> j.args().contains("\"z")).count();
-        List<Finish> done = new java.util.ArrayList<>();
-        got.forEach(j -> done.add(Finish.completed(j.id(), j.fence())));
-        store.finishIfHeld(f.dataSource(), done);
       }
       System.out.printf("100 keys after 64 busy ones: all ran within %d claims of 16%n", claims);
       // the 164 keys take turns 16 at a time: one round is ceil(164 / 16) = 11 claims
@@ -170,12 +167,9 @@ class KeyIndexTest {
         int a = 0;
         int b = 0;
         for (int claim = 0; claim < 10; claim++) {
-          List<ClaimedJob> got = store.claimKeyed(f.dataSource(), params(4));
+          List<ClaimedJob> got = claimAndComplete(store, f, 4);
           a += (int) got.stream().filter(j -> j.args().contains("\"A\"")).count();
           b += (int) got.stream().filter(j -> j.args().contains("\"B\"")).count();
-          List<Finish> done = new java.util.ArrayList<>();
-          got.forEach(j -> done.add(Finish.completed(j.id(), j.fence())));
-          store.finishIfHeld(f.dataSource(), done);
         }
         assertThat(new int[] {a, b})
             .as("jobs of A and B, key index %s", withIndex)
@@ -196,6 +190,15 @@ class KeyIndexTest {
             .hasSize(4);
       }
     }
+  }
+
+  /** A keyed claim of {@code slots} jobs, each completed at once; the jobs it claimed. */
+  private static List<ClaimedJob> claimAndComplete(HolderStore store, Fixture f, int slots) {
+    List<ClaimedJob> got = store.claimKeyed(f.dataSource(), params(slots));
+    List<Finish> done = new java.util.ArrayList<>();
+    got.forEach(j -> done.add(Finish.completed(j.id(), j.fence())));
+    store.finishIfHeld(f.dataSource(), done);
+    return got;
   }
 
   private static Set<Long> ids(List<ClaimedJob> jobs) {
