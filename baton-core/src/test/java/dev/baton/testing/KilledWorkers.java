@@ -19,8 +19,9 @@ public final class KilledWorkers implements AutoCloseable {
   private long nextKillNanos;
 
   /**
-   * Creates the table {@code effect (instance, step, ok, node)} in {@code schema} and starts {@code
-   * size} workers; the first kill comes {@code killEvery} after this returns.
+   * Creates the tables {@code effect (instance, step, ok, node)} and {@code step_start (job_id,
+   * deps_completed, deps_open)} in {@code schema} and starts {@code size} workers; the first kill
+   * comes {@code killEvery} after this returns.
    */
   public KilledWorkers(TestDatabase db, String schema, int size, Duration killEvery)
       throws Exception {
@@ -32,6 +33,11 @@ public final class KilledWorkers implements AutoCloseable {
             + schema
             + "\".effect (instance int NOT NULL, step text NOT NULL, ok boolean NOT NULL,"
             + " node text NOT NULL)");
+    db.execute(
+        "CREATE TABLE \""
+            + schema
+            + "\".step_start (job_id bigint NOT NULL, deps_completed bigint NOT NULL,"
+            + " deps_open bigint NOT NULL)");
     for (int i = 0; i < size; i++) {
       workers.add(startOne());
     }

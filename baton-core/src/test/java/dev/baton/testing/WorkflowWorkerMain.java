@@ -20,7 +20,12 @@ import java.util.concurrent.locks.LockSupport;
  * effect, a row of {@code effect (instance, step, ok)} in the test schema, and completes the job in
  * the same transaction ({@code ctx.completeIn}): a step's effect and its completion commit together
  * or not at all. Step {@code d} first checks that it waits for exactly steps {@code b} and {@code
- * c}, both completed with their outputs, and writes the check's result as {@code ok}.
+ * c}, both completed with their outputs, and writes the check's result as {@code ok}; before that,
+ * each attempt of {@code d} and of a {@link BatchCallback} records in {@code step_start (job_id,
+ * deps_completed, deps_open)}, in a statement of its own, how many of the jobs it depends on are
+ * completed, and how many not yet final, as it starts: facts read in the database, where a
+ * comparison of timestamps could not order a claim against a finish (a claim's {@code now()} is
+ * taken before its snapshot).
  *
  * <p>Arguments: {@code <jdbc url> <schema> <node id> <concurrency> <lease ms>}. Stdout: {@code
  * ready <node id>} once started. The test SIGKILLs it.
@@ -61,6 +66,18 @@ public final class WorkflowWorkerMain {
     HikariDataSource ds = ChildMains.pool(url, "child-" + nodeId, nodeId, concurrency + 6);
     String insert =
         "INSERT INTO \"" + schema + "\".effect (instance, step, ok, node) VALUES (?, ?, ?, ?)";
+    String q = "\"" + schema + "\"";
+    String started =
+        "INSERT INTO "
+            + q
+            + ".step_start (job_id, deps_completed, deps_open) SELECT ?,"
+            + " count(*) FILTER (WHERE b.state = 'completed'),"
+            + " count(*) FILTER (WHERE b.state NOT IN ('completed', 'discarded', 'cancelled'))"
+            + " FROM "
+            + q
+            + ".job_dependency e JOIN "
+            + q
+            + ".job b ON b.id = e.depends_on WHERE e.job_id = ?";
     Baton baton =
         Baton.builder(ds)
             .config(
@@ -79,6 +96,7 @@ public final class WorkflowWorkerMain {
                 (ctx, s) -> {
                   boolean ok = true;
                   if (s.step().equals("d")) {
+                    recordStart(ds, started, ctx.jobId());
                     List<Dependency> deps = ctx.dependencies();
                     ok =
                         deps.size() == 2
@@ -112,6 +130,7 @@ public final class WorkflowWorkerMain {
             .handler(
                 BatchCallback.class,
                 (ctx, cb) -> {
+                  recordStart(ds, started, ctx.jobId());
                   java.util.Map<JobState, Long> counts = ctx.dependencyCounts();
                   String seen =
                       "callback:"
@@ -140,6 +159,16 @@ public final class WorkflowWorkerMain {
     baton.stop();
     ds.close();
     System.exit(0);
+  }
+
+  private static void recordStart(HikariDataSource ds, String started, long jobId)
+      throws java.sql.SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement(started)) {
+      ps.setLong(1, jobId);
+      ps.setLong(2, jobId);
+      ps.executeUpdate();
+    }
   }
 
   private static boolean matches(JsonNode output, String expected) {
