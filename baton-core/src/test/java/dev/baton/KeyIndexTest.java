@@ -66,14 +66,20 @@ class KeyIndexTest {
               + " FROM generate_series(1, 630) g");
       new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
       long withIndex = pickRows(f);
+      long claim = claimRows(f, false);
+      long claimGeneric = claimRows(f, true);
 
       f.execute("DROP INDEX %s." + indexName(f, QUEUE, "customer"));
       long withoutIndex = pickRows(f);
       System.out.printf(
-          "keyed pick over 20,630 jobs of 64 keys: %d rows read with the key index, %d without%n",
-          withIndex, withoutIndex);
+          "keyed pick over 20,630 jobs of 64 keys: %d rows read with the key index (the whole"
+              + " claim statement: %d, with a generic plan %d), %d without%n",
+          withIndex, claim, claimGeneric, withoutIndex);
       // one probe per key (64) to find the keys and one per key to take its job
       assertThat(withIndex).as("rows read by the pick with the key index").isLessThan(500);
+      // the claim locks and updates the picked jobs through their ids, reading no other job
+      assertThat(claim).as("rows read by the whole keyed claim statement").isLessThan(1_000);
+      assertThat(claimGeneric).as("the same with a generic plan").isLessThan(1_000);
       assertThat(withoutIndex).as("the same pick ranking the whole backlog").isGreaterThan(20_000);
     }
   }
@@ -234,6 +240,66 @@ class KeyIndexTest {
           rs.next();
           assertThat(rs.getInt(1)).as("jobs picked").isEqualTo(16);
         }
+        return longOf(st, rowsRead) - before;
+      } finally {
+        c.rollback();
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * The rows the whole keyed claim statement of 16 jobs reads (the pick, the lock of the picked
+   * jobs, their update), counted as {@link #pickRows} does, in a transaction rolled back after;
+   * planned for its parameters, or with a generic plan (as a statement prepared on the server may
+   * be).
+   */
+  private static long claimRows(Fixture f, boolean generic) throws Exception {
+    String rowsRead =
+        "SELECT sum(pg_stat_get_xact_tuples_returned(r.oid) + pg_stat_get_xact_tuples_fetched(r.oid))"
+            + " FROM pg_class r WHERE r.oid = '\""
+            + f.schema()
+            + "\".job'::regclass OR r.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '\""
+            + f.schema()
+            + "\".job'::regclass)";
+    try (Connection c = f.dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      // The claim runs on this connection, in this transaction: its commit and close do nothing.
+      Connection held =
+          (Connection)
+              java.lang.reflect.Proxy.newProxyInstance(
+                  KeyIndexTest.class.getClassLoader(),
+                  new Class<?>[] {Connection.class},
+                  (proxy, method, args) ->
+                      switch (method.getName()) {
+                        case "commit", "close" -> null;
+                        default -> {
+                          try {
+                            yield method.invoke(c, args);
+                          } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                          }
+                        }
+                      });
+      javax.sql.DataSource one =
+          (javax.sql.DataSource)
+              java.lang.reflect.Proxy.newProxyInstance(
+                  KeyIndexTest.class.getClassLoader(),
+                  new Class<?>[] {javax.sql.DataSource.class},
+                  (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                      return held;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                  });
+      try {
+        if (generic) {
+          st.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+        }
+        long before = longOf(st, rowsRead);
+        HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+        assertThat(store.claimKeyed(one, params(16))).as("jobs claimed").hasSize(16);
         return longOf(st, rowsRead) - before;
       } finally {
         c.rollback();

@@ -184,6 +184,7 @@ record BenchMainOptions(BenchOptions bench, Sweep sweep) {
         b.prefetch(),
         b.concurrencyLimit(),
         b.keyLimit(),
+        b.work(),
         b.rawArgs());
   }
 

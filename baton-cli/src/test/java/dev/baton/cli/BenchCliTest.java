@@ -48,6 +48,45 @@ class BenchCliTest {
   }
 
   @Test
+  void aDrainOfJobsThatWorkRuns() {
+    CliRunner.Result r =
+        CliRunner.runRaw(
+            Map.of(),
+            "bench",
+            "drain",
+            "--jobs",
+            "12",
+            "--workers",
+            "4",
+            "--warmup",
+            "0",
+            "--work-ms",
+            "20",
+            "--concurrency-limit",
+            "2",
+            "--database-url",
+            TestDatabase.get().jdbcUrl());
+    assertThat(r.exitCode()).as(r.err()).isZero();
+  }
+
+  @Test
+  void aNegativeWorkTimeIsAUsageErrorNamingTheOption() {
+    // The benchmarks print to System.err themselves.
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream saved = System.err;
+    CliRunner.Result r;
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      r = CliRunner.runRaw(Map.of(), "bench", "drain", "--work-ms", "-1");
+    } finally {
+      System.setErr(saved);
+    }
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("--work-ms must not be negative, got -1");
+  }
+
+  @Test
   void anUnknownBenchmarkIsAUsageError() {
     CliRunner.Result r = CliRunner.runRaw(Map.of(), "bench", "sprint");
     assertThat(r.exitCode()).isEqualTo(2);

@@ -10,8 +10,8 @@ import java.util.Set;
  * The options of {@code baton bench}: {@code <command> [--jobs N[,N...]] [--workers W] [--rate R]
  * [--warmup N] [--idle-ms MS] [--bulk N] [--pool P] [--timeout-s S] [--database-url URL]
  * [--keep-schemas] [--trace-sql] [--heartbeat-ms MS] [--prefetch N] [--concurrency-limit N]
- * [--key-limit N --keys K]}, for the commands {@code drain}, {@code latency}, {@code enqueue} and
- * {@code all}.
+ * [--key-limit N --keys K] [--work-ms MS]}, for the commands {@code drain}, {@code latency}, {@code
+ * enqueue} and {@code all}.
  *
  * <p>Defaults depend on the command (see {@link Bench}); a value left unset is null here. Public
  * for the benchmarks module, which runs its own measurements with these options and reads them,
@@ -34,6 +34,7 @@ public record BenchOptions(
     Integer prefetch,
     Integer concurrencyLimit,
     KeyLimit keyLimit,
+    Duration work,
     List<String> rawArgs) {
 
   /**
@@ -99,6 +100,8 @@ public record BenchOptions(
           --key-limit N         drain: at most N jobs of a key running at once, cluster-wide
                                 (BatonAdmin limitConcurrencyPerKey; needs --keys)
           --keys K              drain: the jobs carry one of K keys (default: no key)
+          --work-ms MS          drain: each handler sleeps MS ms, a job that waits on I/O
+                                (default 0: no-op jobs)
           --heartbeat-ms MS     heartbeat interval of the working client (default: Baton's,
                                 a third of the 30 s lease)
           --keep-schemas        keep the bench_* schemas (default: dropped at exit)
@@ -164,6 +167,7 @@ public record BenchOptions(
     private Integer concurrencyLimit = null;
     private Integer keyLimit = null;
     private Integer keys = null;
+    private Duration work = Duration.ZERO;
 
     /** No option read yet: every value its default. */
     public Parser() {}
@@ -202,6 +206,7 @@ public record BenchOptions(
         case "--concurrency-limit" -> concurrencyLimit = positive(name, value);
         case "--key-limit" -> keyLimit = positive(name, value);
         case "--keys" -> keys = positive(name, value);
+        case "--work-ms" -> work = Duration.ofMillis(nonNegative(name, value));
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
     }
@@ -229,6 +234,7 @@ public record BenchOptions(
           prefetch,
           concurrencyLimit,
           keys == null ? null : new KeyLimit(keyLimit == null ? 0 : keyLimit, keys),
+          work,
           rawArgs);
     }
   }
@@ -252,6 +258,7 @@ public record BenchOptions(
         prefetch,
         concurrencyLimit,
         keyLimit,
+        work,
         rawArgs);
   }
 

@@ -16,11 +16,13 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Drain rate: bulk-enqueue N no-op jobs with no client working, start a client with W workers, and
- * time until the database shows every job completed. Mirrors the peer harness's W1: a warm-up drain
- * (separate client, same schema) first, then the measured one.
+ * Drain rate: bulk-enqueue N no-op jobs (or jobs whose handler sleeps {@code --work-ms}) with no
+ * client working, start a client with W workers, and time until the database shows every job
+ * completed. Mirrors the peer harness's W1: a warm-up drain (separate client, same schema) first,
+ * then the measured one.
  *
  * <p>Reported: {@code jobs/s} = N / (first handler start to last completion visible in the
  * database) and {@code jobs/s incl. start} = N / (the {@code start()} call to last completion).
@@ -52,11 +54,12 @@ public final class DrainBench {
     String label = "drain " + n;
     System.err.printf(
         Locale.ROOT,
-        "[bench] %s: workers=%d pool=%d warmup=%d%n",
+        "[bench] %s: workers=%d pool=%d warmup=%d work=%d ms%n",
         label,
         opts.workers(),
         opts.poolSize(),
-        warm);
+        warm,
+        opts.work().toMillis());
     SqlTrace trace = opts.traceSql() ? new SqlTrace() : null;
     try (HikariDataSource ds = db.pool("baton-bench", opts.poolSize());
         Connection mon = db.connect()) {
@@ -185,10 +188,13 @@ public final class DrainBench {
     AtomicLong seen = new AtomicLong();
     AtomicLong first = new AtomicLong();
     CountDownLatch all = new CountDownLatch(1);
+    long workNanos = opts.work().toNanos();
     Runnable ran =
         () -> {
-          long now = System.nanoTime();
-          first.compareAndSet(0, now);
+          first.compareAndSet(0, System.nanoTime());
+          if (workNanos > 0) {
+            LockSupport.parkNanos(workNanos);
+          }
           if (seen.incrementAndGet() == n) {
             all.countDown();
           }

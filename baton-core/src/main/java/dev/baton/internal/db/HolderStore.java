@@ -143,7 +143,11 @@ public final class HolderStore {
 
   // The pick of a keyed claim, after its "room" (claim_room's answer, as "r"): the ids keyed_pick
   // (schema version 13) takes, up to the free slots and the queue's room, locked. keyed_pick runs
-  // once (a scalar sub-select), after claim_room locked the queue's row. Binds: queue, limit.
+  // once (a scalar sub-select), after claim_room locked the queue's row. The ids are read through
+  // the primary key alone, in its order, and the state is tested against (SELECT
+  // 'available'::text), as the holder's writes test theirs: given the literal, or an order by
+  // claim order, the planner reads job_claim_idx (whose predicate the literal proves) and so the
+  // whole backlog, to keep the few jobs picked. Binds: queue, limit.
   @Fragment
   private static final String KEYED_PICKED =
       """
@@ -152,10 +156,10 @@ public final class HolderStore {
         WHERE j.id = ANY ((SELECT ${schema}.keyed_pick(
                                ?, room.r, least(?, coalesce((room.r ->> 'admit')::int, 2147483647)))
                            FROM room)::bigint[])
-          AND j.state = 'available'
-      """
-          + IN_CLAIM_ORDER
-          + "\n  FOR UPDATE SKIP LOCKED\n)";
+          AND j.state = (SELECT 'available'::text)
+        ORDER BY j.id
+        FOR UPDATE SKIP LOCKED
+      )""";
 
   // The claim of a queue with a concurrency limit per key (and perhaps one of the whole queue), or
   // a rate limit per key: claim_room (schema version 9) locks the queue's row until this statement
