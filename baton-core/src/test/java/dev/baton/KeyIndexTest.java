@@ -85,6 +85,54 @@ class KeyIndexTest {
   }
 
   @Test
+  void aSessionPlansTheKeyWalkOnceAndReusesItsPlan() throws Exception {
+    try (Fixture f = new Fixture()) {
+      f.execute(
+          "INSERT INTO %s.job (queue, kind, args) SELECT '"
+              + QUEUE
+              + "', 'ping', jsonb_build_object('customer', 'k' || (g % 8))"
+              + " FROM generate_series(1, 80) g");
+      new BatonAdmin(f.dataSource(), f.schema()).limitConcurrencyPerKey(QUEUE, "customer", 1, "t");
+      try (Connection c = f.dataSource().getConnection();
+          Statement st = c.createStatement()) {
+        for (int i = 0; i < 3; i++) {
+          try (ResultSet rs =
+              st.executeQuery(
+                  "SELECT cardinality(\""
+                      + f.schema()
+                      + "\".keyed_pick('"
+                      + QUEUE
+                      + "', '{\"field\": \"customer\", \"limit\": 1, \"running\": {}}', 4))")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("jobs picked").isEqualTo(4);
+          }
+        }
+        // the cursor moved after the first pick: one statement for the walk without a cursor, one
+        // for the walk from it; each planned once, generic, and run from its plan after
+        assertThat(
+                longOf(
+                    st,
+                    "SELECT count(*) FROM pg_prepared_statements"
+                        + " WHERE name LIKE 'baton\\_keyed\\_pick\\_%' AND custom_plans = 0"
+                        + " AND strpos(statement, '"
+                        + f.schema()
+                        + "') > 0"))
+            .as("prepared walks of this session, generic plans only")
+            .isEqualTo(2);
+        assertThat(
+                longOf(
+                    st,
+                    "SELECT sum(generic_plans) FROM pg_prepared_statements"
+                        + " WHERE name LIKE 'baton\\_keyed\\_pick\\_%' AND strpos(statement, '"
+                        + f.schema()
+                        + "') > 0"))
+            .as("runs of the walk from a prepared plan")
+            .isEqualTo(3);
+      }
+    }
+  }
+
+  @Test
   void withoutItsIndexTheKeyedClaimStillKeepsTheLimitAndTakesKeysInTurn() {
     try (Fixture f = new Fixture()) {
       f.execute(

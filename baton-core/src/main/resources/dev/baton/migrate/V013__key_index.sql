@@ -96,11 +96,17 @@ $$;
 -- the cost is bounded by the keys visited. Without a valid key index, every available job of the
 -- queue is ranked within its key, and ties of priority and turn go to the oldest job.
 --
+-- The walk is planned once per session: it is prepared (PREPARE, named after the schema, queue,
+-- field and whether a cursor is set, so one statement serves each) the first time a session runs it
+-- and executed with a generic plan from then on; planned anew on each claim it cost as much as it
+-- ran.
+--
 -- VOLATILE, so that its reads take a snapshot after claim_room locked the queue's row, and see the
 -- claims that committed before. Sequential scans are off inside it: statistics taken while the
 -- queue was small must not turn each probe of the key index into a read of the whole table.
 CREATE FUNCTION ${schema}.keyed_pick(p_queue text, p_room jsonb, p_wanted int) RETURNS bigint[]
-    LANGUAGE plpgsql VOLATILE SET enable_seqscan = off AS $$
+    LANGUAGE plpgsql VOLATILE SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+    AS $$
 DECLARE
     field text := p_room ->> 'field';
     visits int := greatest(64, 4 * p_wanted);
@@ -109,6 +115,7 @@ DECLARE
     picked bigint[];
     bounded boolean;
     next_cursor text;
+    walk text;
 BEGIN
     IF p_wanted <= 0 OR field IS NULL THEN
         RETURN '{}';
@@ -122,7 +129,10 @@ BEGIN
         -- From key to key through the queue's key index (the literals match its expression and
         -- predicate): the keys after the cursor, then from the first key up to the cursor; then
         -- each visited key's room of jobs from it.
-        EXECUTE format($q$
+        walk := 'baton_keyed_pick_' || left(md5('${schema}' || chr(31) || p_queue || chr(31) || field
+                                                || chr(31) || (cursor_key IS NULL)::text), 24);
+        IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements s WHERE s.name = walk) THEN
+            EXECUTE format('PREPARE %I (jsonb, int, text, int, jsonb) AS ', walk) || format($q$
             WITH RECURSIVE after_cursor (k, i) AS (
                 (SELECT coalesce(j.args ->> %2$L, ''), 1 FROM ${schema}.job j
                  WHERE j.state = 'available' AND j.queue = %1$L
@@ -189,8 +199,12 @@ BEGIN
                    coalesce((SELECT t.k FROM taken t ORDER BY t.pos DESC LIMIT 1),
                             (SELECT v.k FROM visited v ORDER BY v.pos DESC LIMIT 1))
             $q$, p_queue, field,
-            CASE WHEN cursor_key IS NULL THEN '>= ''''' ELSE '> $3' END)
-        INTO picked, bounded, next_cursor USING p_room, p_wanted, cursor_key, visits, weights;
+            CASE WHEN cursor_key IS NULL THEN '>= ''''' ELSE '> $3' END);
+        END IF;
+        -- The arguments as literals: an EXECUTE statement run from PL/pgSQL takes no parameters.
+        EXECUTE format('EXECUTE %I (%L::jsonb, %s, %L::text, %s, %L::jsonb)',
+                       walk, p_room, p_wanted, cursor_key, visits, weights)
+        INTO picked, bounded, next_cursor;
         IF next_cursor IS DISTINCT FROM cursor_key AND (bounded OR picked IS NOT NULL) THEN
             UPDATE ${schema}.queue SET key_cursor = next_cursor WHERE name = p_queue;
         END IF;
