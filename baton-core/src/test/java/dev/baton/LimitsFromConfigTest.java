@@ -141,6 +141,52 @@ class LimitsFromConfigTest {
   }
 
   @Test
+  void aLimitPerKeyInTheConfigOnAnotherFieldThanTheDatabasesOtherLimitPerKeyNamesBoth() {
+    try (Fixture f = new Fixture()) {
+      BatonAdmin admin = new BatonAdmin(f.dataSource(), f.schema());
+      admin.limitRatePerKey("sync", "customer", 5, Duration.ofMinutes(1), "t");
+      assertThatThrownBy(
+              () ->
+                  f.start(
+                      f.config()
+                          .queue("sync", 2)
+                          .concurrencyLimitPerKey("sync", "account", 1)
+                          .build(),
+                      b -> b.handler(Sync.class, (ctx, a) -> {})))
+          .isInstanceOf(InvalidConfigException.class)
+          .hasMessage(
+              "invalid Baton config: concurrencyLimitPerKey field of queue \"sync\" must be the"
+                  + " field of the rate limit per key the database holds for the queue"
+                  + " (\"customer\"), as a queue limited per key in concurrency and in rate has one"
+                  + " key field (set both in the config, or remove the other first), got"
+                  + " \"account\"");
+      admin.removeRateLimit("sync", "t");
+      admin.limitConcurrencyPerKey("sync", "customer", 2, "t");
+      assertThatThrownBy(
+              () ->
+                  f.start(
+                      f.config()
+                          .queue("sync", 2)
+                          .rateLimitPerKey("sync", "account", 4, Duration.ofSeconds(30))
+                          .build(),
+                      b -> b.handler(Sync.class, (ctx, a) -> {})))
+          .isInstanceOf(InvalidConfigException.class)
+          .hasMessage(
+              "invalid Baton config: rateLimitPerKey field of queue \"sync\" must be the field of"
+                  + " the concurrency limit per key the database holds for the queue"
+                  + " (\"customer\"), as a queue limited per key in concurrency and in rate has one"
+                  + " key field (set both in the config, or remove the other first), got"
+                  + " \"account\"");
+      assertThat(
+              f.count(
+                  "SELECT count(*) FROM %s.queue WHERE name = 'sync' AND key_field = 'customer'"
+                      + " AND key_limit = 2 AND rate_key_field IS NULL"))
+          .as("the database's limits unchanged")
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
   void aRateOfTheWholeQueueAndARatePerKeyReplaceEachOtherInTheBuilder() {
     BatonConfig perKey =
         BatonConfig.builder()

@@ -294,6 +294,11 @@ public final class ClusterStore {
           updated_at = now()
       """;
 
+  // The args fields of a queue's concurrency limit per key and rate limit per key (NULL: not
+  // set). Binds: queue.
+  private static final String KEY_FIELDS =
+      "SELECT key_field, rate_key_field FROM ${schema}.queue WHERE name = ?";
+
   // The weights of a queue's keys, as a JSON object (NULL: none). Binds: queue.
   private static final String KEY_WEIGHTS =
       "SELECT key_weights::text FROM ${schema}.queue WHERE name = ?";
@@ -334,6 +339,7 @@ public final class ClusterStore {
   private final String limitRate;
   private final String removeRateLimit;
   private final String limitPerKey;
+  private final String keyFields;
   private final String keyIndexChanges;
   private final String weighKey;
   private final String keyWeights;
@@ -361,6 +367,7 @@ public final class ClusterStore {
     this.limitRate = schema.expand(LIMIT_RATE);
     this.removeRateLimit = schema.expand(REMOVE_RATE_LIMIT);
     this.limitPerKey = schema.expand(LIMIT_PER_KEY);
+    this.keyFields = schema.expand(KEY_FIELDS);
     this.keyIndexChanges = schema.expand(KEY_INDEX_CHANGES);
     this.weighKey = schema.expand(WEIGH_KEY);
     this.keyWeights = schema.expand(KEY_WEIGHTS);
@@ -749,6 +756,26 @@ public final class ClusterStore {
         limits.rateLimit(),
         limits.periodMillis(),
         limits.field());
+  }
+
+  /**
+   * The args fields of {@code queue}'s concurrency limit per key and rate limit per key, in that
+   * order; null for one not set (both null for a queue without a row).
+   */
+  public String[] keyFields(DataSource ds, String queue) {
+    return Db.inTransaction(
+        ds,
+        "cannot read the limits of queue " + queue,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(keyFields)) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next()
+                  ? new String[] {rs.getString(1), rs.getString(2)}
+                  : new String[] {null, null};
+            }
+          }
+        });
   }
 
   /** Sets {@code key}'s weight in {@code queue}'s fair share; 1 removes it (the default). */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.BatonConfig;
+import dev.baton.BatonException;
+import dev.baton.InvalidConfigException;
 import dev.baton.JobRun;
 import dev.baton.QueueConfig;
 import dev.baton.internal.Outage;
@@ -146,6 +148,38 @@ public final class Node {
   }
 
   /**
+   * A limit per key of the config refused by the database because the queue's other limit per key,
+   * set there and not in the config, names another field (the database keeps one key field per
+   * queue): an {@link InvalidConfigException} naming the setting and both fields. Any other failure
+   * is returned as it is.
+   */
+  private BatonException oneKeyField(BatonException e, String queue, String setting, String field) {
+    if (field == null
+        || !(e.getCause() instanceof java.sql.SQLException s)
+        || !"23514".equals(s.getSQLState())) {
+      return e;
+    }
+    String[] held = clusterStore.keyFields(dataSource, queue);
+    boolean rate = setting.equals("rateLimitPerKey");
+    String other = rate ? held[0] : held[1];
+    if (other == null || other.equals(field)) {
+      return e;
+    }
+    InvalidConfigException refused =
+        new InvalidConfigException(
+            setting + " field of queue \"" + queue + "\"",
+            "the field of the "
+                + (rate ? "concurrency limit per key" : "rate limit per key")
+                + " the database holds for the queue (\""
+                + other
+                + "\"), as a queue limited per key in concurrency and in rate has one key field"
+                + " (set both in the config, or remove the other first)",
+            field);
+    refused.initCause(e);
+    return refused;
+  }
+
+  /**
    * Starts the services: the workers and producers when the client has handlers and queues, the
    * notifier unless polling only or there is nothing to hear, and the cluster always. Returns when
    * they run. Called once.
@@ -170,7 +204,11 @@ public final class Node {
                     new ClusterStore.KeyLimits(
                         k.argsField(), k.limit(), r.limit(), (int) r.period().toMillis()));
               } else {
-                clusterStore.limitConcurrencyPerKey(dataSource, queue, k.argsField(), k.limit());
+                try {
+                  clusterStore.limitConcurrencyPerKey(dataSource, queue, k.argsField(), k.limit());
+                } catch (BatonException e) {
+                  throw oneKeyField(e, queue, "concurrencyLimitPerKey", k.argsField());
+                }
               }
             });
     config
@@ -178,8 +216,12 @@ public final class Node {
         .forEach(
             (queue, r) -> {
               if (r.argsField() == null || !config.concurrencyLimitsPerKey().containsKey(queue)) {
-                clusterStore.limitRate(
-                    dataSource, queue, r.limit(), (int) r.period().toMillis(), r.argsField());
+                try {
+                  clusterStore.limitRate(
+                      dataSource, queue, r.limit(), (int) r.period().toMillis(), r.argsField());
+                } catch (BatonException e) {
+                  throw oneKeyField(e, queue, "rateLimitPerKey", r.argsField());
+                }
               }
             });
     if (!config.concurrencyLimitsPerKey().isEmpty()
