@@ -96,16 +96,7 @@ class KeyIndexTest {
       try (Connection c = f.dataSource().getConnection();
           Statement st = c.createStatement()) {
         for (int i = 0; i < 3; i++) {
-          try (ResultSet rs =
-              st.executeQuery(
-                  "SELECT cardinality(\""
-                      + f.schema()
-                      + "\".keyed_pick('"
-                      + QUEUE
-                      + "', '{\"field\": \"customer\", \"limit\": 1, \"running\": {}}', 4))")) {
-            rs.next();
-            assertThat(rs.getInt(1)).as("jobs picked").isEqualTo(4);
-          }
+          pick(st, f, 4);
         }
         // the cursor moved after the first pick: one statement for the walk without a cursor, one
         // for the walk from it; each planned once, generic, and run from its plan after
@@ -266,88 +257,100 @@ class KeyIndexTest {
    * its scans of the job table and its indexes, from the transaction's own statistics counters.
    */
   private static long pickRows(Fixture f) throws Exception {
-    String rowsRead =
-        "SELECT sum(pg_stat_get_xact_tuples_returned(r.oid) + pg_stat_get_xact_tuples_fetched(r.oid))"
-            + " FROM pg_class r WHERE r.oid = '\""
-            + f.schema()
-            + "\".job'::regclass OR r.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '\""
-            + f.schema()
-            + "\".job'::regclass)";
-    try (Connection c = f.dataSource().getConnection();
-        Statement st = c.createStatement()) {
-      c.setAutoCommit(false);
-      try {
-        long before = longOf(st, rowsRead);
-        try (ResultSet rs =
-            st.executeQuery(
-                "SELECT cardinality(\""
-                    + f.schema()
-                    + "\".keyed_pick('"
-                    + QUEUE
-                    + "', '{\"field\": \"customer\", \"limit\": 1, \"running\": {}}', 16))")) {
-          rs.next();
-          assertThat(rs.getInt(1)).as("jobs picked").isEqualTo(16);
-        }
-        return longOf(st, rowsRead) - before;
-      } finally {
-        c.rollback();
-        c.setAutoCommit(true);
-      }
-    }
+    return rowsRead(
+        f,
+        false,
+        (c, st) -> {
+          pick(st, f, 16);
+        });
   }
 
   /**
    * The rows the whole keyed claim statement of 16 jobs reads (the pick, the lock of the picked
-   * jobs, their update), counted as {@link #pickRows} does, in a transaction rolled back after;
-   * planned for its parameters, or with a generic plan (as a statement prepared on the server may
-   * be).
+   * jobs, their update), counted as {@link #pickRows} does; planned for its parameters, or with a
+   * generic plan (as a statement prepared on the server may be).
    */
   private static long claimRows(Fixture f, boolean generic) throws Exception {
+    return rowsRead(
+        f,
+        generic,
+        (c, st) -> {
+          // The claim runs on this connection, in its transaction: its commit and close do nothing.
+          Connection held =
+              (Connection)
+                  java.lang.reflect.Proxy.newProxyInstance(
+                      KeyIndexTest.class.getClassLoader(),
+                      new Class<?>[] {Connection.class},
+                      (proxy, method, args) ->
+                          switch (method.getName()) {
+                            case "commit", "close" -> null;
+                            default -> {
+                              try {
+                                yield method.invoke(c, args);
+                              } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                              }
+                            }
+                          });
+          javax.sql.DataSource one =
+              (javax.sql.DataSource)
+                  java.lang.reflect.Proxy.newProxyInstance(
+                      KeyIndexTest.class.getClassLoader(),
+                      new Class<?>[] {javax.sql.DataSource.class},
+                      (proxy, method, args) -> {
+                        if (method.getName().equals("getConnection")) {
+                          return held;
+                        }
+                        throw new UnsupportedOperationException(method.getName());
+                      });
+          HolderStore store = new HolderStore(SchemaName.of(f.schema()));
+          assertThat(store.claimKeyed(one, params(16))).as("jobs claimed").hasSize(16);
+        });
+  }
+
+  /** Runs keyed_pick of {@code n} jobs, limit 1 per key, nothing running; checks it took n. */
+  private static void pick(Statement st, Fixture f, int n) throws java.sql.SQLException {
+    try (ResultSet rs =
+        st.executeQuery(
+            "SELECT cardinality(\""
+                + f.schema()
+                + "\".keyed_pick('"
+                + QUEUE
+                + "', '{\"field\": \"customer\", \"limit\": 1, \"running\": {}}', "
+                + n
+                + "))")) {
+      rs.next();
+      assertThat(rs.getInt(1)).as("jobs picked").isEqualTo(n);
+    }
+  }
+
+  /** Work on a connection and its statement, in a transaction. */
+  private interface InTransaction {
+    void run(Connection c, Statement st) throws Exception;
+  }
+
+  /**
+   * The rows {@code work} reads from the job table and its indexes, in a transaction rolled back
+   * after (with generic plans only when {@code generic}).
+   */
+  private static long rowsRead(Fixture f, boolean generic, InTransaction work) throws Exception {
+    String job = "'\"" + f.schema() + "\".job'::regclass";
     String rowsRead =
         "SELECT sum(pg_stat_get_xact_tuples_returned(r.oid) + pg_stat_get_xact_tuples_fetched(r.oid))"
-            + " FROM pg_class r WHERE r.oid = '\""
-            + f.schema()
-            + "\".job'::regclass OR r.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '\""
-            + f.schema()
-            + "\".job'::regclass)";
+            + " FROM pg_class r WHERE r.oid = "
+            + job
+            + " OR r.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = "
+            + job
+            + ")";
     try (Connection c = f.dataSource().getConnection();
         Statement st = c.createStatement()) {
       c.setAutoCommit(false);
-      // The claim runs on this connection, in this transaction: its commit and close do nothing.
-      Connection held =
-          (Connection)
-              java.lang.reflect.Proxy.newProxyInstance(
-                  KeyIndexTest.class.getClassLoader(),
-                  new Class<?>[] {Connection.class},
-                  (proxy, method, args) ->
-                      switch (method.getName()) {
-                        case "commit", "close" -> null;
-                        default -> {
-                          try {
-                            yield method.invoke(c, args);
-                          } catch (java.lang.reflect.InvocationTargetException e) {
-                            throw e.getCause();
-                          }
-                        }
-                      });
-      javax.sql.DataSource one =
-          (javax.sql.DataSource)
-              java.lang.reflect.Proxy.newProxyInstance(
-                  KeyIndexTest.class.getClassLoader(),
-                  new Class<?>[] {javax.sql.DataSource.class},
-                  (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection")) {
-                      return held;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                  });
       try {
         if (generic) {
           st.execute("SET LOCAL plan_cache_mode = force_generic_plan");
         }
         long before = longOf(st, rowsRead);
-        HolderStore store = new HolderStore(SchemaName.of(f.schema()));
-        assertThat(store.claimKeyed(one, params(16))).as("jobs claimed").hasSize(16);
+        work.run(c, st);
         return longOf(st, rowsRead) - before;
       } finally {
         c.rollback();
