@@ -471,6 +471,48 @@ public final class BatonAdmin {
         by);
   }
 
+  /**
+   * Sets {@code queue}'s concurrency limit per key and its rate limit per key together, on one args
+   * field, in one statement: as {@link #limitConcurrencyPerKey} and {@link #limitRatePerKey}, which
+   * refuse a field other than the one the queue's other limit per key uses (the database keeps one
+   * key field per queue), so moving both limits to another field takes this call.
+   *
+   * @param queue the queue
+   * @param argsField the args field whose value is the key, 1-128 characters
+   * @param keyLimit jobs of one key running at once across the cluster, 1..1,000,000
+   * @param rateLimit starts per key per period, 1..1,000,000
+   * @param period the rate's window, 1 ms..1 day
+   * @param by who set them, for the log
+   * @throws InvalidConfigException if a value is out of range
+   */
+  public void limitPerKey(
+      String queue, String argsField, int keyLimit, int rateLimit, Duration period, String by) {
+    QueueConfig.requireValidName(queue);
+    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+      throw new InvalidConfigException(
+          "key field of queue \"" + queue + "\"", "1-128 characters", argsField);
+    }
+    if (keyLimit < 1 || keyLimit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", keyLimit);
+    }
+    requireValidRate(queue, rateLimit, period);
+    cluster.limitPerKey(
+        dataSource,
+        queue,
+        new ClusterStore.KeyLimits(argsField, keyLimit, rateLimit, (int) period.toMillis()));
+    syncKeyIndexes();
+    log.info(
+        "queue {} limited to {} running jobs and {} starts per {} per key (args field {}) across"
+            + " the cluster by {}",
+        queue,
+        keyLimit,
+        rateLimit,
+        period,
+        argsField,
+        by);
+  }
+
   // Each queue limited per key has its key index, and no other has one (schema version 13).
   private void syncKeyIndexes() {
     cluster.syncKeyIndexes(dataSource).forEach(log::warn);
