@@ -376,15 +376,7 @@ public final class BatonAdmin {
    * @throws InvalidConfigException if a value is out of range
    */
   public void limitConcurrencyPerKey(String queue, String argsField, int limit, String by) {
-    QueueConfig.requireValidName(queue);
-    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
-      throw new InvalidConfigException(
-          "key field of queue \"" + queue + "\"", "1-128 characters", argsField);
-    }
-    if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
-      throw new InvalidConfigException(
-          "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", limit);
-    }
+    requireValidKeyLimit(queue, argsField, limit);
     cluster.limitConcurrencyPerKey(dataSource, queue, argsField, limit);
     syncKeyIndexes();
     log.info(
@@ -487,15 +479,7 @@ public final class BatonAdmin {
    */
   public void limitPerKey(
       String queue, String argsField, int keyLimit, int rateLimit, Duration period, String by) {
-    QueueConfig.requireValidName(queue);
-    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
-      throw new InvalidConfigException(
-          "key field of queue \"" + queue + "\"", "1-128 characters", argsField);
-    }
-    if (keyLimit < 1 || keyLimit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
-      throw new InvalidConfigException(
-          "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", keyLimit);
-    }
+    requireValidKeyLimit(queue, argsField, keyLimit);
     requireValidRate(queue, rateLimit, period);
     cluster.limitPerKey(
         dataSource,
@@ -516,6 +500,18 @@ public final class BatonAdmin {
   // Each queue limited per key has its key index, and no other has one (schema version 13).
   private void syncKeyIndexes() {
     cluster.syncKeyIndexes(dataSource).forEach(log::warn);
+  }
+
+  private static void requireValidKeyLimit(String queue, String argsField, int limit) {
+    QueueConfig.requireValidName(queue);
+    if (argsField == null || argsField.isEmpty() || argsField.length() > 128) {
+      throw new InvalidConfigException(
+          "key field of queue \"" + queue + "\"", "1-128 characters", argsField);
+    }
+    if (limit < 1 || limit > BatonConfig.MAX_CONCURRENCY_LIMIT) {
+      throw new InvalidConfigException(
+          "concurrency limit per key of queue \"" + queue + "\"", "1..1000000", limit);
+    }
   }
 
   private static void requireValidRate(String queue, int limit, Duration period) {
