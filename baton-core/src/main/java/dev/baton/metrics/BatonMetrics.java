@@ -101,6 +101,7 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
       new ConcurrentHashMap<>();
   private volatile MeterRegistry registry;
   private ScheduledThreadPoolExecutor refresher; // guarded by this
+  private final Object refreshLock = new Object(); // taken before this, never after
   private volatile boolean closed; // written under this
 
   /** A binder for {@code baton} with every default: queue gauges refreshed every 5 s. */
@@ -175,6 +176,15 @@ public final class BatonMetrics implements MeterBinder, AutoCloseable {
    * @throws dev.baton.BatonException if the view cannot be read
    */
   public void refresh() {
+    // One read at a time, each published before the next begins: the refresh thread's read and a
+    // caller's run at once (the thread's first read starts when bindTo returns), and an older read
+    // published after a newer one would put its stale figures back.
+    synchronized (refreshLock) {
+      readAndPublish();
+    }
+  }
+
+  private void readAndPublish() {
     List<StatsStore.QueueStats> rows = store.queueStats(dataSource, QUERY_TIMEOUT);
     Map<String, StatsStore.QueueStats> next = new ConcurrentHashMap<>();
     for (StatsStore.QueueStats r : rows) {

@@ -190,6 +190,61 @@ class BatonMetricsTest {
   }
 
   @Test
+  void anOlderReadOfTheRefreshThreadDoesNotOverwriteANewerRefresh() throws Exception {
+    try (Fixture f = new Fixture()) {
+      for (int i = 0; i < 3; i++) {
+        f.reader().enqueue(new Work(i), EnqueueOptions.builder().queue("mail").build());
+      }
+      // The refresh thread's first read (at bind) reads the queue's stats, then waits before its
+      // next statement until this test's own refresh has returned (2 s at most).
+      java.util.concurrent.CountDownLatch refreshed = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch threadRead = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.atomic.AtomicInteger threadConnections =
+          new java.util.concurrent.atomic.AtomicInteger();
+      javax.sql.DataSource slowForTheThread =
+          (javax.sql.DataSource)
+              java.lang.reflect.Proxy.newProxyInstance(
+                  BatonMetricsTest.class.getClassLoader(),
+                  new Class<?>[] {javax.sql.DataSource.class},
+                  (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")
+                        && Thread.currentThread().getName().equals("baton-metrics")
+                        && threadConnections.incrementAndGet() == 2) {
+                      threadRead.countDown();
+                      refreshed.await(2, TimeUnit.SECONDS);
+                    }
+                    try {
+                      return method.invoke(f.dataSource(), args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  });
+      try (Baton client =
+              Baton.builder(slowForTheThread)
+                  .config(
+                      dev.baton.BatonConfig.builder()
+                          .schema(f.schema())
+                          .allowUnknownKinds(true)
+                          .build())
+                  .build();
+          BatonMetrics metrics =
+              BatonMetrics.builder(client).refreshInterval(Duration.ofHours(1)).build()) {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        metrics.bindTo(registry);
+        assertThat(threadRead.await(10, TimeUnit.SECONDS)).as("the thread's first read").isTrue();
+        f.execute("DELETE FROM %s.job WHERE queue = 'mail'");
+        f.reader().enqueue(new Work(9), EnqueueOptions.builder().queue("mail").build());
+        metrics.refresh();
+        refreshed.countDown();
+        await()
+            .during(Duration.ofMillis(300))
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> depth(registry, "mail", "available") == 1.0);
+      }
+    }
+  }
+
+  @Test
   void depthAndOldestAgeReflectInsertedJobs() {
     try (Fixture f = new Fixture()) {
       Baton reader = f.reader();
