@@ -697,7 +697,7 @@ public final class BatonConfig {
      * {@link dev.baton.admin.BatonAdmin#limitConcurrencyPerKey} or {@code baton queues limit Q N
      * --per-key FIELD} change it at run time. A queue-wide limit may be set as well; both hold. A
      * claim of such a queue reads the queue's key index (made when the client starts, if missing
-     * and its role owns the job table) for at most 64 keys at a time. See docs/limits.md.
+     * and its role owns the job table) for at most 32 keys at a time. See docs/limits.md.
      *
      * @param queue a queue name
      * @param argsField the args field holding the key, 1-128 characters
@@ -763,7 +763,7 @@ public final class BatonConfig {
      * FIELD} change it at run time. A queue limited per key in concurrency as well ({@link
      * #concurrencyLimitPerKey}) must use the same field for both: {@link #build()} refuses two. A
      * claim of such a queue reads the queue's key index (made when the client starts, if missing
-     * and its role owns the job table) for at most 64 keys at a time. See docs/limits.md.
+     * and its role owns the job table) for at most 32 keys at a time. See docs/limits.md.
      *
      * @param queue a queue name
      * @param argsField the args field holding the key, 1-128 characters

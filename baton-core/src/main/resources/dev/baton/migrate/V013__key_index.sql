@@ -3,8 +3,8 @@
 -- jobs waiting: tens of milliseconds a claim). A queue limited per key now has an index of its own,
 -- partial to its available jobs: (the key, priority, scheduled_at, id). Its pick (keyed_pick) walks
 -- the index from key to key (one probe per key waiting) and reads at most each key's room of jobs
--- from it, in claim order: the cost grows with the number of keys it visits (at most 64, or four
--- times the jobs it may take, starting after a cursor that moves round the keys), not with the
+-- from it, in claim order: the cost grows with the number of keys it visits (at most 32, or twice
+-- the jobs it may take, starting after a cursor that moves round the keys), not with the
 -- backlog.
 --
 -- The index is partial to the queue, so an insert into any other queue adds no entry to it, and a
@@ -88,8 +88,8 @@ $$;
 -- the key's weight: a key of weight 3 takes 3 jobs a turn), so that keys take turns: a key with a
 -- long backlog does not hold up a key enqueued after it.
 --
--- With the queue's key index, the turns go round the keys in key order: a claim visits at most 64
--- keys (or four times p_wanted), from key to key, starting after the queue's key_cursor and
+-- With the queue's key index, the turns go round the keys in key order: a claim visits at most 32
+-- keys (or twice p_wanted), from key to key, starting after the queue's key_cursor and
 -- wrapping around, takes the jobs by priority, turn, then the key's place in that
 -- walk, and moves the cursor to the last key it took a job from (else, with more keys waiting than
 -- it visits, to the last key visited). So every key waiting gets its turn, however many wait, and
@@ -109,7 +109,7 @@ CREATE FUNCTION ${schema}.keyed_pick(p_queue text, p_room jsonb, p_wanted int) R
     AS $$
 DECLARE
     field text := p_room ->> 'field';
-    visits int := greatest(64, 4 * p_wanted);
+    visits int := greatest(32, 2 * p_wanted);
     cursor_key text;
     weights jsonb;
     picked bigint[];
